@@ -7,9 +7,9 @@ Docs: https://qasper-rag.github.io/qasper_rag/latex.html.md"""
 
 # %% auto #0
 __all__ = ['RateLimiter', 'ArxivError', 'ArxivSource', 'strip_comments', 'unpack', 'latex_to_text', 'tabular_to_markdown',
-           'LatexTable', 'latex_tables', 'split_caption', 'caption_similarity', 'match_tables', 'Coverage', 'coverage']
+           'LatexTable', 'latex_tables', 'split_caption', 'match_tables', 'Coverage', 'coverage', 'arxiv_table_bodies']
 
-# %% ../nbs/03_latex.ipynb #127a9154
+# %% ../nbs/03_latex.ipynb #afee2797
 import gzip, io, posixpath, re, tarfile, time, unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -18,9 +18,10 @@ from typing import Callable, Iterable
 import requests
 from fastcore.basics import patch
 from tqdm.auto import tqdm
-from .data import project_root
+from .data import Paper, project_root
+from .tables import TableBody, caption_similarity, roman_to_int
 
-# %% ../nbs/03_latex.ipynb #3199f0b3
+# %% ../nbs/03_latex.ipynb #86685f72
 class RateLimiter:
     "Space calls to `wait` at least `interval` seconds apart."
     def __init__(self,
@@ -37,7 +38,7 @@ class RateLimiter:
         self.last = now + delay
         return delay
 
-# %% ../nbs/03_latex.ipynb #4c7ca93b
+# %% ../nbs/03_latex.ipynb #d1aed46f
 class ArxivError(RuntimeError): "Fetching an arXiv e-print failed."
 _TRANSIENT = {429, 500, 502, 503, 504}  # worth a retry
 
@@ -63,7 +64,7 @@ class ArxivSource:
         "Cache file of `arxiv_id`: `kind` is 'src' (e-print) or 'none' (known to have no source)."
         return self.cache_dir/f"{arxiv_id.replace('/', '_')}.{kind}"
 
-# %% ../nbs/03_latex.ipynb #d6da4982
+# %% ../nbs/03_latex.ipynb #63e32338
 @patch
 def _download(self:ArxivSource, arxiv_id:str) -> bytes|None:
     "Download one e-print with retries; None on 404."
@@ -94,7 +95,7 @@ def fetch(self:ArxivSource, arxiv_id:str) -> bytes|None:
     tmp.replace(target)  # atomic: an interrupted run leaves no half e-print
     return data
 
-# %% ../nbs/03_latex.ipynb #5916c4d2
+# %% ../nbs/03_latex.ipynb #32071675
 _COMMENT = re.compile(r'(?<!\\)((?:\\\\)*)%.*(?:\n[ \t]*)?')
 _COMMENT_ENV = re.compile(r'\\begin\{comment\}.*?\\end\{comment\}', re.S)
 
@@ -102,7 +103,7 @@ def strip_comments(tex:str) -> str:
     "Drop `%` comments (not `\\%`) and `comment` environments."
     return _COMMENT_ENV.sub('', _COMMENT.sub(r'\1', tex))
 
-# %% ../nbs/03_latex.ipynb #c3715c9c
+# %% ../nbs/03_latex.ipynb #1d2b50b1
 _BINARY = ('.pdf', '.png', '.jpg', '.jpeg', '.gif', '.eps', '.ps', '.zip', '.gz', '.tar', '.tgz')
 _INPUT = re.compile(r'\\(?:input|include)(?:\s*\{([^{}]*)\}|\s+([^\s{}\\%]+))')
 _MAIN = re.compile(r'\\document(?:class|style)(?:\[[^\]]*\])?\{([^}]*)\}')
@@ -124,7 +125,7 @@ def _inline(name:str, files:dict[str, str], seen:tuple=()) -> str:
         return ''
     return _INPUT.sub(sub, strip_comments(files[name]))
 
-# %% ../nbs/03_latex.ipynb #adada9d3
+# %% ../nbs/03_latex.ipynb #7554c054
 def _from_tar(data:bytes) -> str|None:
     "TeX of a tar e-print: its main file with inputs inlined."
     files = {}
@@ -147,7 +148,7 @@ def unpack(data:bytes) -> str|None:
     text = _text(data)
     return None if text is None else strip_comments(text)
 
-# %% ../nbs/03_latex.ipynb #a98b3bbd
+# %% ../nbs/03_latex.ipynb #ef73a28f
 @patch
 def tex(self:ArxivSource, arxiv_id:str) -> str|None:
     "TeX of `arxiv_id` (see `unpack`); None when there is no source."
@@ -159,7 +160,7 @@ def fetch_many(self:ArxivSource, arxiv_ids:Iterable[str], progress:bool=True) ->
     "TeX of each id, fetched in turn with a progress bar; cached ids cost no request."
     return {i: self.tex(i) for i in tqdm(list(arxiv_ids), desc='arXiv e-prints', disable=not progress)}
 
-# %% ../nbs/03_latex.ipynb #b1e94113
+# %% ../nbs/03_latex.ipynb #cdefe09a
 def _group(s:str, i:int, o:str='{', c:str='}') -> tuple[str, int]:
     "Content of the balanced group opening at `s[i]`, and the index after it."
     depth, j = 0, i
@@ -200,7 +201,7 @@ def _macro(s:str, names:str, n:int, fn:Callable[[list[str]], str]) -> str:
         s = s[:m.start()] + fn(args) + s[end:]
     return s
 
-# %% ../nbs/03_latex.ipynb #bc88a26b
+# %% ../nbs/03_latex.ipynb #d822a0c2
 _GREEK = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi chi psi omega'
 _SYMBOLS = {**{g: unicodedata.lookup('GREEK SMALL LETTER ' + g.upper().replace('LAMBDA', 'LAMDA')) for g in _GREEK.split()},
             **{g.capitalize(): unicodedata.lookup('GREEK CAPITAL LETTER ' + g.upper().replace('LAMBDA', 'LAMDA'))
@@ -229,7 +230,7 @@ def _math(s:str) -> str:
     s = re.sub(r'\^\s*(\{[^{}]*\}|\S)', lambda m: _sup([m[1]]), s)
     return re.sub(r'_\s*(?:\{([^{}]*)\}|(\S))', lambda m: m[1] if m[1] is not None else m[2], s)
 
-# %% ../nbs/03_latex.ipynb #d1d6a2c3
+# %% ../nbs/03_latex.ipynb #421ea362
 _ARG_MACROS = [  # (names, number of arguments, what replaces the macro and its arguments)
     (r'footnote|tablefootnote|label|[hv]space|color|cellcolor|rowcolor|columncolor|includegraphics|[hv]?phantom|tnote', 1, lambda a: ''),
     (r'rule|fontsize|setlength|addtolength', 2, lambda a: ''), (r'makecell|thead|shortstack|makebox|framebox', 1, lambda a: a[0]),
@@ -255,7 +256,7 @@ def latex_to_text(s:str) -> str:
     s = s.translate({ord(v): k for k, v in _HIDE.items()})
     return unicodedata.normalize('NFC', re.sub(r'\s+', ' ', s)).strip()
 
-# %% ../nbs/03_latex.ipynb #c32d8a65
+# %% ../nbs/03_latex.ipynb #2886e797
 _ROW_SEP = re.compile(r'\\\\\*?(?:\s*\[[^\]]*\])?|\\tabularnewline(?![A-Za-z])')
 _RULES = {  # name: (arguments, 'full' / 'part' rule or neither, optional argument brackets it takes)
     'toprule': (0, 'full', '['), 'midrule': (0, 'full', '['), 'bottomrule': (0, 'full', '['), 'hline': (0, 'full', ''),
@@ -297,7 +298,7 @@ def _cells(row:str) -> list[tuple[str, int]]:
         out.append((latex_to_text(cell).replace('|', '\\|'), span))
     return out
 
-# %% ../nbs/03_latex.ipynb #d3ba9175
+# %% ../nbs/03_latex.ipynb #a3e0d55b
 def _md_row(cells:list[str]) -> str: return '| ' + ' | '.join(cells) + ' |'
 
 def tabular_to_markdown(body:str) -> str:
@@ -319,7 +320,7 @@ def tabular_to_markdown(body:str) -> str:
     head = [' '.join(p for p in col if p) for col in zip(*(expand(r, n > 1) for r in rows[:n]))]
     return '\n'.join([_md_row(head), '|' + '---|' * width] + [_md_row(expand(r, False)) for r in rows[n:]])
 
-# %% ../nbs/03_latex.ipynb #00a4a176
+# %% ../nbs/03_latex.ipynb #319beb50
 @dataclass(frozen=True)
 class LatexTable:
     "A captioned table of a LaTeX source, its body as a Markdown pipe table."
@@ -354,7 +355,7 @@ def _expander(tex:str) -> Callable[[str], str]:
         return s
     return expand
 
-# %% ../nbs/03_latex.ipynb #0e183ed4
+# %% ../nbs/03_latex.ipynb #1fc91c12
 def latex_tables(tex:str) -> list[LatexTable]:
     "Captioned tables of a TeX document, numbered as LaTeX numbers them."
     tex = strip_comments(tex)
@@ -370,33 +371,20 @@ def latex_tables(tex:str) -> list[LatexTable]:
             out.append(LatexTable(len(out) + 1, latex_to_text(_args(outer, c.end(), 1)[0][0]), label and label[1].strip(), md))
     return out
 
-# %% ../nbs/03_latex.ipynb #0e801bec
+# %% ../nbs/03_latex.ipynb #da6d0b7e
 @patch
 def tables(self:ArxivSource, arxiv_id:str) -> list[LatexTable]:
     "Tables of `arxiv_id`'s LaTeX source; empty when there is no source."
     tex = self.tex(arxiv_id)
     return latex_tables(tex) if tex else []
 
-# %% ../nbs/03_latex.ipynb #c36ba767
-def _number(s:str) -> int:
-    "Value of a decimal or Roman numeral."
-    if s.isdigit(): return int(s)
-    v = [{'i': 1, 'v': 5, 'x': 10, 'l': 50, 'c': 100}[c] for c in s.lower()]
-    return sum(-a if a < b else a for a, b in zip(v, v[1:] + [0]))  # IV = -1 + 5
-
+# %% ../nbs/03_latex.ipynb #9cc2fdbb
 def split_caption(caption:str) -> tuple[int|None, str]:
     "Split a QASPER caption 'Table 2: Results.' (or 'TABLE II: ...') into (2, 'Results.')."
     m = re.match(r'\s*Table\s*(\d+|[IVXLC]+\b)\s*[:.]?\s*', caption, re.I)
-    return (_number(m[1]), caption[m.end():].strip()) if m else (None, caption.strip())
+    return (int(m[1]) if m[1].isdigit() else roman_to_int(m[1].upper()), caption[m.end():].strip()) if m else (None, caption.strip())
 
-def _norm(s:str) -> str: return ' '.join(re.findall(r'\w+', unicodedata.normalize('NFKC', s).lower()))
-
-def caption_similarity(a:str, b:str) -> float:
-    "Similarity in [0, 1] of two captions, `Table N:` prefixes ignored."
-    a, b = _norm(split_caption(a)[1]), _norm(split_caption(b)[1])
-    return SequenceMatcher(None, a, b, autojunk=False).ratio() if a and b else 0.0
-
-# %% ../nbs/03_latex.ipynb #a0471a99
+# %% ../nbs/03_latex.ipynb #206aacb1
 def match_tables(qasper_tables:list[tuple[int|None, str]], # (number, caption) of each QASPER table caption
                  latex:list[LatexTable], # Tables of the paper's LaTeX source
                  min_similarity:float=0.5 # Least caption similarity for tables whose numbers disagree
@@ -425,3 +413,16 @@ class Coverage:
 def coverage(matches:dict[int, LatexTable], n_table_captions:int) -> Coverage:
     "Captions with a body out of all table captions."
     return Coverage(len(matches), n_table_captions)
+
+# %% ../nbs/03_latex.ipynb #09a598bd
+def arxiv_table_bodies(papers:Iterable[Paper], source:ArxivSource|None=None, progress:bool=True) -> list[TableBody]:
+    "Table bodies for the table captions of `papers`, from their arXiv LaTeX sources."
+    papers, source = list(papers), source or ArxivSource()
+    texs = source.fetch_many([p.id for p in papers], progress=progress)
+    out = []
+    for p in papers:
+        if not (tex := texs.get(p.id)): continue
+        tabs = p.tables
+        m = match_tables([(f.number, f.caption) for f in tabs], latex_tables(tex))
+        out += [TableBody(p.id, tabs[i].number, tabs[i].caption, t.markdown, "arxiv") for i, t in m.items()]
+    return out
