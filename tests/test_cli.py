@@ -1,0 +1,52 @@
+"""The `qasper-rag` command as a user runs it: the installed entry point in a subprocess."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = shutil.which("qasper-rag", path=str(Path(sys.executable).parent))
+
+
+def run(*args):
+    assert EXE, "qasper-rag is not installed in this environment (make setup)"
+    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_chunks_json_contract(shared_dir):
+    r = run("chunks", "--data", str(shared_dir / "original_format"), "--json")
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    for key in ("papers", "chunks", "questions", "text_evidence", "text_evidence_mapped", "float_evidence",
+                "float_evidence_mapped", "tables_with_body", "max_chunk_tokens"):
+        assert key in s, key
+    assert (s["papers"], s["questions"]) == (57, 98)
+    assert s["text_evidence_mapped"] == s["text_evidence"] > 200
+    assert s["float_evidence_mapped"] == s["float_evidence"] > 10
+    assert s["tables_with_body"] == 6 and s["max_chunk_tokens"] <= 500
+
+
+def test_chunks_of_one_paper(shared_dir):
+    r = run("chunks", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694")
+    assert r.returncode == 0, r.stderr
+    assert "1909.00694:abstract" in r.stdout and "1909.00694:table1" in r.stdout
+    r = run("chunks", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694", "--json")
+    ids = [c["id"] for c in json.loads(r.stdout)["chunks"]]
+    assert ids[0] == "1909.00694:abstract" and len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--paper", "1909.0069"], "Did you mean 1909.00694"),
+    (["--split", "validaton"], "unknown split 'validaton'"),
+])
+def test_bad_input_says_what_to_do(shared_dir, args, message):
+    r = run("chunks", "--data", str(shared_dir / "original_format"), *args)
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+
+
+def test_malformed_file(tmp_path):
+    (tmp_path / "q.json").write_text('{"x": ')
+    r = run("chunks", "--data", str(tmp_path / "q.json"))
+    assert r.returncode == 2 and "malformed JSON at line 1" in r.stderr
