@@ -25,3 +25,10 @@ def test_numbers_do_not_split_sentences():
     assert split_sentences("Accuracy is 87.3% on SST-2 [Doc 1]. It drops to 4.5 points lower [Doc 2].") == [
         "Accuracy is 87.3% on SST-2 [Doc 1].", "It drops to 4.5 points lower [Doc 2]."]
     assert strip_citations("Accuracy is 87.3% [Doc 1].") == "Accuracy is 87.3%."
+
+
+def test_short_answer_follow_up_matches_the_question_form():
+    from qasper_rag.prompts import short_answer_messages, yes_no_question
+    assert yes_no_question("Does the paper report macro F1?") and not yes_no_question("What datasets are used?")
+    assert "Yes or No only" in short_answer_messages("Does it use BERT?", "It uses BERT [Doc 1].")[0]["content"]
+    assert "Copy the few words" in short_answer_messages("Which model?", "It uses BERT [Doc 1].")[0]["content"]
