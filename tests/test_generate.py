@@ -293,3 +293,14 @@ def test_retries_on_5xx_and_429(flaky):
     Flaky.calls, Flaky.failures = 0, 0
     with pytest.raises(NotImplementedError, match="no log-probabilities"):
         OpenAIGenerator(flaky, "m").yes_probability(MSG)
+
+
+def test_llamacpp_prefix_reuse_gives_the_cold_cache_output(small, smollm2_path):
+    other = [MSG[0], {"role": "user", "content": MSG[-1]["content"] + " Answer in one word."}]
+    warm_a, warm_b = small.generate(MSG, max_tokens=16), small.generate(other, max_tokens=16)
+    assert small.last_timings()["prompt_tokens"] < len(small.prompt_ids(other))  # only the new suffix was read
+    p_warm = small.yes_probability(other)
+    cold = LlamaCppGenerator(smollm2_path, n_ctx=1024)
+    assert cold.generate(other, max_tokens=16).text == warm_b.text
+    assert abs(cold.yes_probability(other) - p_warm) < 1e-3
+    assert cold.generate(MSG, max_tokens=16).text == warm_a.text
