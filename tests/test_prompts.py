@@ -27,8 +27,14 @@ def test_numbers_do_not_split_sentences():
     assert strip_citations("Accuracy is 87.3% [Doc 1].") == "Accuracy is 87.3%."
 
 
-def test_short_answer_follow_up_matches_the_question_form():
-    from qasper_rag.prompts import short_answer_messages, yes_no_question
+def test_short_answer_follow_up_matches_the_question_form_and_shares_the_prefix():
+    from qasper_rag.chunking import Chunk
+    from qasper_rag.prompts import build_messages, context_block, short_answer_messages, usable_short_answer, yes_no_question
     assert yes_no_question("Does the paper report macro F1?") and not yes_no_question("What datasets are used?")
-    assert "Yes or No only" in short_answer_messages("Does it use BERT?", "It uses BERT [Doc 1].")[0]["content"]
-    assert "Copy the few words" in short_answer_messages("Which model?", "It uses BERT [Doc 1].")[0]["content"]
+    ps = [Chunk("p:s0c0", "p", "text", "Intro", "Title: T. Section: Intro. We use BERT.", 10, 0, prefix_chars=26)]
+    yn, span, main = short_answer_messages("Does it use BERT?", ps, "T"), short_answer_messages("Which model?", ps, "T"), build_messages("Which model?", ps, "T")
+    assert "Yes or No only" in yn[1]["content"] and "shortest phrase" in span[1]["content"]
+    prefix = main[0]["content"] + main[1]["content"][:len(context_block(ps, "T"))]
+    assert span[0]["content"] + span[1]["content"][:len(context_block(ps, "T"))] == prefix and "[Doc 1] (Intro)\nWe use BERT." in prefix
+    assert not usable_short_answer("Which model?", "Yes") and usable_short_answer("Which model?", "BERT")
+    assert not usable_short_answer("Does it use BERT?", "BERT") and usable_short_answer("Does it use BERT?", "No")
