@@ -1,0 +1,76 @@
+"""Evaluation runs: a run killed in flight resumes without redoing finished questions; run metrics golden-checked; settings guarded."""
+import json, os, signal, subprocess, sys, time
+from pathlib import Path
+import pytest
+from qasper_rag.evaluate import RunDir, run_metrics
+from qasper_rag.metrics import token_f1
+
+EVAL = [str(Path(sys.executable).parent / "qasper-rag"), "eval", "--generator", "smollm2", "--judge", "lexical", "--config", "bm25-only",
+        "--threads", "1", "--json"]
+
+
+def _cmd(data, out, limit):
+    return EVAL + ["--data", str(data), "--out", str(out), "--limit", str(limit)]
+
+
+def test_kill_and_resume(shared_dir, tmp_path):
+    data, out = shared_dir / "original_format" / "qasper-train-sample10.json", tmp_path / "run"
+    records = out / "records.jsonl"
+    proc = subprocess.Popen(_cmd(data, out, 4), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 600
+    while time.time() < deadline and proc.poll() is None:
+        if records.exists() and records.read_bytes().count(b"\n") >= 1: break
+        time.sleep(0.05)
+    assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read().decode()[-2000:]}"
+    os.kill(proc.pid, signal.SIGKILL); proc.wait()
+    before = records.read_bytes()
+    complete = before[:before.rfind(b"\n") + 1]  # a line torn by the kill is not finished
+    done_before = [json.loads(l)["question_id"] for l in complete.splitlines()]
+    assert 1 <= len(done_before) < 4 and not (out / "metrics.json").exists()
+
+    r = subprocess.run(_cmd(data, out, 4), capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    after = records.read_bytes()
+    assert after.startswith(complete)  # finished lines untouched
+    ids = [json.loads(l)["question_id"] for l in after.splitlines()]
+    assert len(ids) == len(set(ids)) == 4 and ids[:len(done_before)] == done_before  # nothing answered twice
+    m = json.loads((out / "metrics.json").read_text())
+    assert (m["n_questions"], m["finished"]) == (4, 4) and json.loads(r.stdout)["finished"] == 4
+    preds = [json.loads(l) for l in (out / "predictions.jsonl").read_text().splitlines()]
+    assert {p["question_id"] for p in preds} <= set(ids) and all(set(p) == {"question_id", "predicted_answer", "predicted_evidence"} for p in preds)
+    assert len(preds) == m["coverage"]["answered"]
+
+    # another configuration into the same folder is refused, with the way out in the message
+    r = subprocess.run(EVAL[:-4] + ["--config", "rrf-only", "--data", str(data), "--out", str(out), "--limit", "4"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 2 and "--restart" in r.stderr
+
+
+def _line(q, short, evidence, failed=False, alce=None):
+    return {"question_id": q.id, "paper_id": q.paper_id, "question": q.text, "seconds": 10.0,
+            "record": {"failed": failed, "short_answer": short, "predicted_evidence": evidence, "sentences": [], "passages": []},
+            "alce": alce, "judged": [],
+            "evidence_recall": {"question_id": q.id, "paper_id": q.paper_id, "text": [True, False], "float": [], "per_annotator": 0.5, "n_chunks": 3, "n_tokens": 900}}
+
+
+def test_run_metrics_golden(train10):
+    qs = train10.questions()[:4]
+    gold0 = qs[0].answers[0]
+    lines = [_line(qs[0], gold0.text, list(gold0.evidence), alce={"recall": 1.0, "precision": 0.5}),
+             _line(qs[1], "Unanswerable", [], alce={"recall": 0.0, "precision": 0.0}),
+             _line(qs[2], "", [], failed=True)]  # qs[3] not run yet
+    m = run_metrics(lines, train10, [q.id for q in qs])
+    assert m["coverage"] == {"answered": 2, "total": 4, "failed": 1, "not_run": 1, "unanswerable_predicted": 1}
+    f1_q1 = max(token_f1("Unanswerable", a.text if a.type != "none" else "Unanswerable") for a in qs[1].answers)
+    assert m["answer_f1"]["value"] == pytest.approx((1.0 + f1_q1) / 4)  # failed and missing count as 0
+    assert m["answer_f1"]["missing"] == 2
+    assert m["citation_recall"] == {"value": 0.5, "n": 2, "total": 4, "ci95": m["citation_recall"]["ci95"]}
+    assert m["citation_precision"]["value"] == 0.25
+    assert m["display"]["Citation recall"] == "0.500 (n=2/4)"
+    assert m["evidence_recall"]["all"] == 0.5 and m["evidence_recall"]["n"]["all"] == 3
+
+
+def test_run_dir_keeps_old_records_on_restart(tmp_path):
+    r = RunDir(tmp_path)
+    r.start({"config": "a", "limit": None}); r.append({"question_id": "x"})
+    r.start({"config": "b", "limit": None}, restart=True)
+    assert r.records() == [] and len(list(tmp_path.glob("records.*.jsonl"))) == 1
