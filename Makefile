@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py demo sync-check clean-venv
+.PHONY: setup models test test-nbs test-py demo report sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -49,6 +49,11 @@ test-py:
 # the main job on the embedded default: a cited answer to a real question about a shared paper
 demo: models
 	$(BIN)/qasper-rag ask --data $(DATA) --paper $(PAPER) "$(QUESTION)"
+
+# the full offline report (reports/offline-full): the evaluation run over every shared question (resumed from the
+# committed records, else about an hour on two cores), ablations, table vs text, measurement-bug replays, failures
+report: models
+	$(BIN)/qasper-rag report --name offline-full --data $(DATA)
 
 # notebooks clean and the package in sync with them (what CI checks)
 sync-check:
