@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from qasper_rag.evaluate import RunDir, run_metrics
 from qasper_rag.metrics import token_f1
+from qasper_rag.prompts import NO_ANSWER
 
 EVAL = [str(Path(sys.executable).parent / "qasper-rag"), "eval", "--generator", "smollm2", "--judge", "lexical", "--config", "bm25-only",
         "--threads", "1", "--json"]
@@ -39,6 +40,10 @@ def test_kill_and_resume(shared_dir, tmp_path):
     preds = [json.loads(l) for l in (out / "predictions.jsonl").read_text().splitlines()]
     assert {p["question_id"] for p in preds} <= set(ids) and all(set(p) == {"question_id", "predicted_answer", "predicted_evidence"} for p in preds)
     assert len(preds) == m["coverage"]["answered"]
+    # constrained decoding (llama.cpp grammar): every sentence of a complete reply cites an in-range passage
+    done = [json.loads(l)["record"] for l in after.splitlines()]
+    replies = [r for r in done if "Short answer:" in r.get("raw_output", "")]
+    assert replies and all(s["citations"] and not s["attributed"] for r in replies for s in r["sentences"] if s["claim"] != NO_ANSWER)
 
     # another configuration into the same folder is refused, with the way out in the message
     r = subprocess.run(EVAL[:-4] + ["--config", "rrf-only", "--data", str(data), "--out", str(out), "--limit", "4"], capture_output=True, text=True, timeout=600)

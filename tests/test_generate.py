@@ -228,6 +228,23 @@ def test_server_generate_matches_in_process(server, small):
     assert 0.0 <= p <= 1.0
 
 
+def test_grammar_constrains_both_backends(server, small):
+    from qasper_rag.prompts import answer_grammar, check_citations, parse_output
+    cite = [{"role": "user", "content": "Passages:\n[Doc 1] We use SQuAD.\n[Doc 2] It has 100k questions.\n\n"
+             "Question: Which dataset? Reply as Reasoning: / Answer: / Short answer:"}]
+    for gen in (small, server.generator(grammar_field="grammar")):
+        assert gen.supports_grammar
+        out = gen.generate(cite, max_tokens=120, grammar=answer_grammar(2))
+        parsed = parse_output(out.text)
+        sents = check_citations(parsed.answer, 2)
+        assert parsed.answer and sents and all(s.citations and not s.rejected for s in sents), out.text
+    assert not server.generator(grammar_field=None).supports_grammar
+    with pytest.raises(GeneratorError, match="grammar"):
+        server.generator(grammar_field=None).generate(cite, max_tokens=5, grammar='root ::= "Yes"')
+    with pytest.raises(GeneratorError, match="invalid GBNF"):
+        small.generate(cite, max_tokens=5, grammar="root ::= (")
+
+
 def test_server_generate_many_keeps_order(server):
     http = OpenAIGenerator(server.base_url, max_concurrency=3)  # model id asked from /v1/models
     asks = [[{"role": "user", "content": "Say hello. " * k}] for k in (5, 1, 9, 3, 7)]
