@@ -229,12 +229,14 @@ def test_server_generate_matches_in_process(server, small):
 
 
 def test_grammar_constrains_both_backends(server, small):
-    from qasper_rag.prompts import answer_grammar, check_citations, parse_output
-    cite = [{"role": "user", "content": "Passages:\n[Doc 1] We use SQuAD.\n[Doc 2] It has 100k questions.\n\n"
-             "Question: Which dataset? Reply as Reasoning: / Answer: / Short answer:"}]
+    from qasper_rag.chunking import Chunk
+    from qasper_rag.prompts import answer_grammar, build_messages, check_citations, parse_output
+    chunk = lambda i, sec, body: Chunk(i, "p", "text", sec, f"Title: T. Section: {sec}. {body}", 10, 0, prefix_chars=len(f"Title: T. Section: {sec}. "))
+    cite = build_messages("Which dataset do they use?", [chunk("p:s0c0", "Data", "We use SQuAD."), chunk("p:s1c0", "Data", "It has 100k questions.")], "T")
     for gen in (small, server.generator(grammar_field="grammar")):
         assert gen.supports_grammar
-        out = gen.generate(cite, max_tokens=120, grammar=answer_grammar(2))
+        out = gen.generate(cite, max_tokens=400, grammar=answer_grammar(2))
+        assert out.finish_reason == "stop", out.text  # the reply is complete, so the whole grammar was followed
         parsed = parse_output(out.text)
         sents = check_citations(parsed.answer, 2)
         assert parsed.answer and sents and all(s.citations and not s.rejected for s in sents), out.text
