@@ -175,7 +175,8 @@ def make_answerer(config: str, generator: str, install: bool = False, corpus=Non
     except ValueError as e: raise QasperDataError(str(e)) from None
     kw = {"n_threads": threads} if threads and not str(generator).startswith("openai:") else {}
     gen = load_generator(generator, install=install, **kw)
-    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer()), gen)
+    shared = gen if cfg.llm_rerank == str(generator) else None  # one model in memory when it also reranks
+    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen)
 
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper with cited passages."

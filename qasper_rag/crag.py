@@ -6,15 +6,15 @@ Docs: https://qasper-rag.github.io/qasper_rag/crag.html.md"""
 
 # %% ../nbs/09_crag.ipynb #db0cb3dd
 from __future__ import annotations
-import re
+import hashlib, json, re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['Label', 'RelevanceScorer', 'EmbeddingRelevance', 'CrossEncoderRelevance', 'CragConfig', 'label', 'Labelled',
-           'sentences', 'apply_crag']
+__all__ = ['RELEVANCE_SYSTEM', 'RELEVANCE_PROMPT', 'Label', 'RelevanceScorer', 'EmbeddingRelevance', 'CrossEncoderRelevance',
+           'LLMRelevance', 'CragConfig', 'label', 'Labelled', 'sentences', 'apply_crag']
 
 # %% ../nbs/09_crag.ipynb #3939961a
 class RelevanceScorer(Protocol):
@@ -44,6 +44,37 @@ class CrossEncoderRelevance:
         if not len(passages): return np.zeros(0, dtype=np.float32)
         logits = np.asarray(self.model.predict([(question, p) for p in passages], show_progress_bar=False), dtype=np.float32)
         return 1 / (1 + np.exp(-logits.reshape(len(passages), -1)[:, -1]))
+
+# %% ../nbs/09_crag.ipynb #cf73da3e
+RELEVANCE_SYSTEM = "You judge whether a passage from a scientific paper helps answer a question about that paper."
+RELEVANCE_PROMPT = ("Question: {question}\n\nPassage:\n{passage}\n\n"
+                    "Does this passage contain information needed to answer the question? Answer Yes or No.")
+
+class LLMRelevance:
+    "The generator as a pointwise relevance scorer: P(Yes) that a passage helps answer the question; cached."
+    def __init__(self, generator, # anything with `name` and `yes_probability(messages)` (qasper_rag.generate)
+                 cache: str | Path | None = None, # JSON-lines file of earlier scores (appended)
+                ):
+        from qasper_rag.generate import ProbabilityCache
+        self.gen, self.name, self.cache, self.calls = generator, f"llm:{generator.name}", ProbabilityCache(cache), 0
+
+    def messages(self, question: str, passage: str) -> list[dict]:
+        return [{"role": "system", "content": RELEVANCE_SYSTEM},
+                {"role": "user", "content": RELEVANCE_PROMPT.format(question=question, passage=passage)}]
+
+    def key(self, question: str, passage: str) -> str:
+        "Cache key: the model and the exact prompt."
+        return hashlib.sha256(json.dumps([self.gen.name, self.messages(question, passage)], ensure_ascii=False).encode()).hexdigest()
+
+    def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
+        "P(Yes) for each passage."
+        out = []
+        for text in passages:
+            k = self.key(question, text)
+            if (p := self.cache.get(k)) is None:
+                p = self.cache.put(k, self.gen.yes_probability(self.messages(question, text))); self.calls += 1
+            out.append(p)
+        return np.asarray(out, dtype=np.float64)
 
 # %% ../nbs/09_crag.ipynb #d10b5896
 Label = Literal["Correct", "Ambiguous", "Incorrect"]

@@ -20,10 +20,11 @@ from .dense import ModelPartsError, _sha256, default_model_dir
 # %% auto #0
 __all__ = ['Messages', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE',
            'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
-           'Generation', 'GeneratorError', 'GeneratorUnavailable', 'Generator', 'yes_no_probability', 'concat_parts',
-           'PartedFile', 'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path',
-           'smollm2_gguf_path', 'default_threads', 'GGUFTokenizer', 'LlamaCppGenerator', 'normalize_base_url',
-           'OpenAIGenerator', 'ServerTokenizer', 'free_port', 'LlamaServer', 'load_generator']
+           'Generation', 'GeneratorError', 'GeneratorUnavailable', 'Generator', 'yes_no_probability',
+           'ProbabilityCache', 'concat_parts', 'PartedFile', 'installed_parts', 'pip_install', 'gguf_path',
+           'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path', 'default_threads', 'GGUFTokenizer',
+           'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer', 'free_port', 'LlamaServer',
+           'load_generator']
 
 # %% ../nbs/12_generate.ipynb #fd9282dc
 Messages = list[dict]  # OpenAI chat messages: [{"role": "system" | "user" | "assistant", "content": str}, ...]
@@ -98,6 +99,32 @@ def yes_no_probability(top: dict[str, float] | Sequence[tuple[str, float]], # fi
     if floor is None: floor = min(lp for _, lp in items)
     ly, ln = _logsumexp(yes) if yes else floor, _logsumexp(no) if no else floor
     return 1.0 / (1.0 + math.exp(ln - ly))
+
+# %% ../nbs/12_generate.ipynb #83298411
+class ProbabilityCache:
+    "Probabilities by key, kept in a JSON-lines file when `path` is given (appended; a torn line is skipped)."
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path else None
+        self._p: dict[str, float] = {}
+        self._newline = False  # the file ends without a newline (a torn last line): start the next record on a new line
+        if self.path and self.path.exists():
+            text = self.path.read_text(encoding="utf-8")
+            self._newline = bool(text) and not text.endswith("\n")
+            for line in text.splitlines():
+                try: d = json.loads(line); self._p[str(d["key"])] = float(d["p"])
+                except (ValueError, KeyError, TypeError): continue
+    def __len__(self) -> int: return len(self._p)
+    def __contains__(self, key: str) -> bool: return key in self._p
+    def get(self, key: str) -> float | None: return self._p.get(key)
+    def put(self, key: str, p: float) -> float:
+        "Remember `p` under `key` (and append it to the file)."
+        self._p[key] = p = float(p)
+        if self.path:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                f.write(("\n" if self._newline else "") + json.dumps({"key": key, "p": p}) + "\n")
+            self._newline = False
+        return p
 
 # %% ../nbs/12_generate.ipynb #4b1ee9e3
 def _stamp(path: Path) -> Path: return path.with_name(path.name + ".verified.json")

@@ -13,6 +13,7 @@ from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import Question
 from .metrics import LexicalJudge, cohen_kappa, KappaResult
+from .generate import ProbabilityCache
 
 # %% auto #0
 __all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge',
@@ -125,12 +126,7 @@ class LLMJudge:
                 ):
         self.gen, self.threshold = generator, threshold
         self.name = f"llm:{generator.name}"
-        self.cache_path = Path(cache) if cache else None
-        self._memo: dict[str, float] = {}
-        if self.cache_path and self.cache_path.exists():
-            for line in self.cache_path.read_text(encoding="utf-8").splitlines():
-                try: d = json.loads(line); self._memo[d["key"]] = float(d["p"])
-                except (ValueError, KeyError, TypeError): continue  # a torn last line from a killed run
+        self.cache = ProbabilityCache(cache)
         self.calls = 0
 
     def messages(self, premise: str, hypothesis: str) -> list[dict]:
@@ -143,11 +139,9 @@ class LLMJudge:
     def probability(self, premise: str, hypothesis: str) -> float:
         "P(Yes | Yes or No) that `premise` supports `hypothesis`."
         k = self._key(premise, hypothesis)
-        if k not in self._memo:
-            self._memo[k] = p = float(self.gen.yes_probability(self.messages(premise, hypothesis))); self.calls += 1
-            if self.cache_path:
-                with open(self.cache_path, "a", encoding="utf-8") as f: f.write(json.dumps({"key": k, "p": p}) + "\n")
-        return self._memo[k]
+        if (p := self.cache.get(k)) is None:
+            p = self.cache.put(k, self.gen.yes_probability(self.messages(premise, hypothesis))); self.calls += 1
+        return p
 
     def entails(self, premise: str, hypothesis: str) -> bool:
         return self.probability(premise, hypothesis) >= self.threshold
