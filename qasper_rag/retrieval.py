@@ -137,7 +137,8 @@ class Retriever:
     def __init__(self, config: RetrievalConfig | str = "final", cache_dir: str | Path | None = None,
                  generate: Callable[[str], str] | None = None, corpus: QasperCorpus | None = None,
                  budget_tokenizer=None,
-                 generator=None):  # a loaded generator for the LLM reranker (shared with the answer step)
+                 generator=None,  # a loaded generator for the LLM reranker (shared with the answer step)
+                 relevance_cache: str | Path | None = None):  # the LLM reranker's score file (default: cache_dir/relevance.jsonl)
         self.config = get_config(config) if isinstance(config, (str, Path)) else config
         self.corpus = corpus  # the papers searched in open-domain mode (scope="corpus")
         self._pool = None
@@ -147,6 +148,7 @@ class Retriever:
         self._indexes: dict[str, PaperIndex] = {}
         self._embedder = self._late = self._crag = self._llm = None
         self.generator = generator
+        self.relevance_cache = Path(relevance_cache) if relevance_cache else self.cache_dir/"relevance.jsonl"
         # the budget is counted with the generator's tokenizer when one is given (an object with .count);
         # each chunk is counted once, not again for every question and budget
         tok = budget_tokenizer or (load_tokenizer(self.config.budget_tokenizer) if self.config.budget_tokenizer else None)
@@ -183,13 +185,13 @@ def _crag_scorer(self: Retriever):
     return self._crag
 
 def _llm_relevance(self: Retriever):
-    "The LLM relevance scorer of the reranking stage (its generator loaded once), scores cached in `cache_dir`."
+    "The LLM relevance scorer of the reranking stage (its generator loaded once), scores cached in `relevance_cache`."
     if self._llm is None and self.config.llm_rerank:
         gen = self.generator
         if gen is None:
             from qasper_rag.generate import load_generator
             gen = self.generator = load_generator(self.config.llm_rerank)
-        self._llm = LLMRelevance(gen, cache=self.cache_dir/"relevance.jsonl")
+        self._llm = LLMRelevance(gen, cache=self.relevance_cache)
     return self._llm
 
 Retriever.embedder, Retriever.late, Retriever.crag_scorer = property(_embedder), property(_late), property(_crag_scorer)
