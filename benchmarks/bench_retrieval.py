@@ -3,11 +3,13 @@
 
 A plain script: it prints numbers and checks nothing. Run from the project root:
 
-    .venv/bin/python benchmarks/bench_retrieval.py [--config final] [--cache DIR]
+    .venv/bin/python benchmarks/bench_retrieval.py [--config final] [--cache DIR] [--limit N] [--llm-rerank qwen-1.5b]
 
 By default the vector cache is a fresh temporary folder, so "index build" includes embedding every
 chunk (a cold start); pass `--cache data/cache` to measure a warm start. The BM25 libraries are
-compared side by side in benchmarks/bench_bm25.py.
+compared side by side in benchmarks/bench_bm25.py. The LLM reranker's scores live in the same
+cache folder (`relevance.jsonl`), so a cold start also asks the LLM for every candidate: with
+`--llm-rerank qwen-1.5b` use `--limit` (about 45 s a question on two cores).
 """
 from __future__ import annotations
 import argparse, platform, resource, statistics, tempfile, time
@@ -25,14 +27,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--config", default="final")
     ap.add_argument("--cache", help="vector cache folder (default: a fresh temporary folder: cold start)")
+    ap.add_argument("--limit", type=int, help="only the first N questions")
+    ap.add_argument("--llm-rerank", help="add the LLM reranking stage with this generator (e.g. qwen-1.5b)")
     a = ap.parse_args()
     cfg = get_config(a.config)
+    if a.llm_rerank: cfg = cfg.replace(name=f"{cfg.name}+llm", llm_rerank=a.llm_rerank)
     corpus = load_path(shared_data_dir()/"original_format")
-    qs = [(p, q) for p in corpus for q in p.questions]
+    qs = [(p, q) for p in corpus for q in p.questions][:a.limit]
     print(f"python {platform.python_version()} | config {cfg.name} | {len(corpus)} papers, {len(qs)} questions")
     with tempfile.TemporaryDirectory() as tmp:
         r = Retriever(cfg, cache_dir=a.cache or tmp)
-        t = time.perf_counter(); _ = r.embedder, r.late; t_models = time.perf_counter() - t
+        t = time.perf_counter(); _ = r.embedder, r.late, r.llm_relevance; t_models = time.perf_counter() - t
         t = time.perf_counter()
         for p in corpus: r.index(p)
         t_index = time.perf_counter() - t

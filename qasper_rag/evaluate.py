@@ -31,6 +31,12 @@ def questions_fingerprint(corpus: QasperCorpus) -> str:
     import hashlib
     return hashlib.sha256("\n".join(sorted(q.id for q in corpus.questions())).encode()).hexdigest()[:16]
 
+def _with_new_defaults(settings: dict) -> dict:
+    "Recorded settings with retrieval settings added since filled in at their defaults (which keep the old behaviour)."
+    if not isinstance(settings.get("retrieval"), dict): return settings
+    from qasper_rag.retrieval import RetrievalConfig
+    return {**settings, "retrieval": json.loads(json.dumps(RetrievalConfig.from_dict(settings["retrieval"]).to_dict()))}
+
 class RunDir:
     "An evaluation run's folder: settings, streamed records, judge cache and outputs."
     def __init__(self, path: str | Path):
@@ -51,6 +57,7 @@ class RunDir:
                 if p.exists(): p.rename(p.with_name(f"{p.stem}.{stamp}{p.suffix}"))
             old = None
         if old is not None:
+            old = _with_new_defaults(old)
             diff = sorted(k for k in set(old) | set(settings) if k not in INFO_KEYS and old.get(k) != settings.get(k))
             if diff:
                 raise RunMismatch(f"{self.path} holds a run with other settings ({', '.join(f'{k}: {old.get(k)!r} -> {settings.get(k)!r}' for k in diff[:4])}); "

@@ -72,10 +72,6 @@ PRESETS: dict[str, RetrievalConfig] = {
     "offline": RetrievalConfig("offline", dense_long_text="mean", rerank=None, ranking="rrf"),
     # the same at the budget the embedded generator answers with (see qasper_rag.answer)
     "offline-2k": RetrievalConfig("offline-2k", dense_long_text="mean", rerank=None, ranking="rrf", budget=2000),
-    # `offline` with the embedded generator (Qwen2.5-Coder-1.5B) reranking its top 16 Yes/No, fused by RRF:
-    # about 3 s a candidate on two CPU cores (cached), for small budgets where ranking decides recall
-    "offline-llm": RetrievalConfig("offline-llm", dense_long_text="mean", rerank=None, ranking="rrf", llm_rerank="qwen-1.5b"),
-    "offline-llm-2k": RetrievalConfig("offline-llm-2k", dense_long_text="mean", rerank=None, ranking="rrf", llm_rerank="qwen-1.5b", budget=2000),
 }
 
 def get_config(name: str | Path) -> RetrievalConfig:
