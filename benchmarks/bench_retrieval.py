@@ -9,7 +9,7 @@ By default the vector cache is a fresh temporary folder, so "index build" includ
 chunk (a cold start); pass `--cache data/cache` to measure a warm start. The BM25 libraries are
 compared side by side in benchmarks/bench_bm25.py. The LLM reranker's scores live in the same
 cache folder (`relevance.jsonl`), so a cold start also asks the LLM for every candidate: with
-`--llm-rerank qwen-1.5b` use `--limit` (about 45 s a question on two cores).
+`--llm-rerank qwen-1.5b` use `--limit` (the LLM stage took 80 s a question, median of the first 4, on two cores).
 """
 from __future__ import annotations
 import argparse, platform, resource, statistics, tempfile, time
