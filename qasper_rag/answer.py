@@ -12,6 +12,7 @@ from typing import Sequence
 from .data import Paper
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, answer_grammar
 from .retrieval import Retriever, Retrieval
+from .verify import Verifier, agree_short_answer
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Answerer']
@@ -24,8 +25,8 @@ class AnswerRecord:
     "Everything about one answered (or failed) question."
     question: str
     paper_id: str
-    answer: str
-    sentences: list[dict]  # {text, claim, citations, rejected, attributed}
+    answer: str  # what is shown: the verified sentences (or the no-answer sentence)
+    sentences: list[dict]  # {text, claim, citations, rejected, attributed}; verified answers add {original, status, repaired, verified, p, reason}
     short_answer: str
     passages: list[dict]  # the cited passages: {doc, chunk_id, section, text}
     predicted_evidence: list[str]  # exact QASPER paragraph strings / FLOAT SELECTED strings of the cited passages
@@ -41,6 +42,8 @@ class AnswerRecord:
     failed: bool = False
     attempts: int = 0
     raw_output: str = ""
+    notice: str = ""  # told to the reader, e.g. "1 sentence removed: not supported by the passages"
+    verification: dict = field(default_factory=dict)  # judge, counts by status, calls, seconds, the short answer before agreement
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -86,12 +89,14 @@ def _generate(gen, messages: list[dict], short_msgs: list[dict], question: str, 
 
 # %% ../nbs/14_answer.ipynb #b724c317
 class Answerer:
-    "Answers questions about a paper with cited passages."
+    "Answers questions about a paper with cited passages, verified sentence by sentence when a `verifier` is given."
     def __init__(self, retriever: Retriever, generator, max_tokens: int = 200, retries: int = 1, show_labels: bool = False,
                  constrained: bool = True, # decode with `answer_grammar` where the backend supports grammars
+                 verifier: Verifier | None = None, # checks (and repairs) every sentence before it is shown
                 ):
         self.retriever, self.gen, self.max_tokens, self.retries, self.show_labels = retriever, generator, max_tokens, retries, show_labels
         self.constrained = constrained and getattr(generator, "supports_grammar", False)
+        self.verifier = verifier
 
     def ask(self, paper: Paper, question: str, question_id: str | None = None) -> AnswerRecord:
         "Answer `question` about `paper`; failures are recorded, never raised."
@@ -108,13 +113,21 @@ class Answerer:
         msgs = build_messages(question, passages, paper.title, shown)
         context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)} for i, c in enumerate(passages)]
         base = dict(question=question, paper_id=paper.id, question_id=question_id, context=context,
-                    model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained})
-        try: (g, parsed, sents, probs), attempts, usage = _generate(self.gen, msgs, short_answer_messages(question, passages, paper.title, shown), question, len(passages), self.max_tokens, self.retries,
-                                                                    answer_grammar(len(passages)) if self.constrained and passages else None)
+                    model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
+                                                 "verify": _judge_spec(self.verifier)})
+        try:
+            (g, parsed, sents, probs), attempts, usage = _generate(self.gen, msgs, short_answer_messages(question, passages, paper.title, shown), question, len(passages), self.max_tokens, self.retries,
+                                                                   answer_grammar(len(passages)) if self.constrained and passages else None)
+            return self._record(res, parsed, sents, probs, g, attempts, usage, base, t0, t_ret), res
         except Exception as e:
             return AnswerRecord(answer="", sentences=[], short_answer="", passages=[], predicted_evidence=[], failed=True,
                                 problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base), res
-        return self._record(res, parsed, sents, probs, g, attempts, usage, base, t0, t_ret), res
+
+def _judge_spec(verifier: Verifier | None) -> str | None:
+    "The verifying judge's name as recorded in the configuration (None: not verified)."
+    if verifier is None: return None
+    from qasper_rag.judges import judge_name
+    return judge_name(verifier.judge)
 
 # %% ../nbs/14_answer.ipynb #db43762e
 MAX_SENTENCES = 2
@@ -133,23 +146,38 @@ def _finish_sentences(sents: list[CitedSentence], passages, probs: list[str]):
     return out, attributed, probs
 
 # %% ../nbs/14_answer.ipynb #b13a64c2
+def _verified(self: Answerer, question: str, sents: list[CitedSentence], attributed: set, passages, short: str, probs: list[str]):
+    "Verify the sentences; returns (answer, sentence rows, shown sentences, short answer, notice, verification summary)."
+    rows = lambda: [{"text": s.text, "claim": s.claim, "citations": list(s.citations), "rejected": list(s.rejected), "attributed": k in attributed}
+                    for k, s in enumerate(sents)]
+    if self.verifier is None: return " ".join(s.text for s in sents), rows(), sents, short, "", {}
+    v = self.verifier.check(question, sents, passages)
+    agreed, note = agree_short_answer(question, short, v, [c.body for c in passages])
+    if note: probs.append(note)
+    out = [{**r, **c.to_dict()} for r, c in zip(rows(), v.sentences)]
+    shown = [CitedSentence(c.text, c.claim, c.citations) for c in v.shown if c.citations]
+    summary = {"judge": _judge_spec(self.verifier), "seconds": v.seconds, "judge_calls": v.judge_calls, "generations": v.generations,
+               "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note}}
+    return v.answer, out, shown, agreed, v.notice, summary
+Answerer._verified = _verified
+
 def _record(self: Answerer, res: Retrieval, parsed, sents, probs, g, attempts, usage, base, t0, t_ret) -> AnswerRecord:
-    "Assemble the record: cited passages, predicted evidence, citation report."
+    "Assemble the record: verified sentences, cited passages, predicted evidence, citation report."
     passages = res.passages
     sents, attributed, probs = _finish_sentences(sents, passages, list(probs))
-    cited = list(dict.fromkeys(i for s in sents for i in s.citations))
-    unanswerable = parsed.short_answer.lower().startswith(UNANSWERABLE.lower())
+    short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else parsed.short_answer
+    t_gen = time.perf_counter() - t0 - t_ret
+    answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
+        "", [], [], short, "", {})
+    cited = list(dict.fromkeys(i for s in shown for i in s.citations))
     cited_chunks = [passages[i - 1] for i in cited]
-    evidence = [] if unanswerable else res.chunked.evidence_strings([c.id for c in cited_chunks])
+    evidence = [] if short == UNANSWERABLE else res.chunked.evidence_strings([c.id for c in cited_chunks])
     return AnswerRecord(
-        answer=" ".join(s.text for s in sents),
-        sentences=[{"text": s.text, "claim": s.claim, "citations": list(s.citations), "rejected": list(s.rejected),
-                    "attributed": k in attributed} for k, s in enumerate(sents)],
-        short_answer=UNANSWERABLE if unanswerable else parsed.short_answer,
+        answer=answer, sentences=rows, short_answer=short,
         passages=[{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)],
-        predicted_evidence=evidence, reasoning=parsed.reasoning, problems=probs,
-        citations={**citation_report(sents), "attributed": len(attributed)},
+        predicted_evidence=evidence, reasoning=parsed.reasoning, problems=probs, notice=notice, verification=ver,
+        citations={**citation_report(shown), "attributed": len(attributed)},
         failed=not parsed.answer, attempts=attempts, usage=usage, raw_output=g.text,
-        timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": time.perf_counter() - t0 - t_ret,
-                 "total": time.perf_counter() - t0}, **base)
+        timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
+                 "verification": ver.get("seconds", 0.0), "total": time.perf_counter() - t0}, **base)
 Answerer._record = _record

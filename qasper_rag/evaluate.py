@@ -11,14 +11,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from .data import Paper, Question, QasperCorpus
-from .judges import JudgedSentence, agreement, gold_support, judge_name, read_labels
+from .judges import JudgedSentence, agreement, gold_support, judge_name, read_labels, check_labels, read_label_items
 from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, gold_from_corpus, score_questions,
                                 aggregate_scores, write_predictions)
 from .recall import QuestionRecall, aggregate, question_recall
 
 # %% auto #0
 __all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'RunDir', 'judge_answer', 'eval_items', 'evaluate',
-           'run_predictions', 'run_metrics', 'finish_run']
+           'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics',
+           'finish_run']
 
 # %% ../nbs/17_evaluate.ipynb #3b39e0e6
 class RunMismatch(ValueError):
@@ -94,7 +95,7 @@ def judge_answer(record: Mapping, retrieval, question: Question, judge, max_cita
     passages = [c.body for c in retrieval.passages]
     ids = [c.id for c in retrieval.passages]
     cp = retrieval.chunked
-    ac = answer_citations(record["answer"], passages, judge or _NoJudge(), max_citations)
+    ac = answer_citations(record["answer"], passages, judge or _NoJudge(), max_citations, question.text)
     judged = []
     for k, s in enumerate(ac.sentences):
         ok = s.in_range and bool(s.cited)
@@ -124,6 +125,7 @@ def _peak_rss_mb() -> float:
 def evaluate(corpus: QasperCorpus, answerer, judge, out: str | Path, settings: Mapping,
              limit: int | None = None, restart: bool = False, progress: bool = True,
              labels: str | Path | None = None, # a filled human label file, for kappa against humans
+             reference_labels: str | Path | None = None, # a label file of citation support: the judge is checked on its pairs
             ) -> dict:
     "Answer and judge every question not yet in `out`, one record appended per question; then write predictions and metrics."
     from tqdm.auto import tqdm
@@ -150,7 +152,26 @@ def evaluate(corpus: QasperCorpus, answerer, judge, out: str | Path, settings: M
         run.append(line)
         bar.update(1); bar.set_postfix_str(f"{line['seconds']:.0f} s/q")
     bar.close()
+    if reference_labels and judge is not None: check_reference_labels(run, judge, reference_labels, settings.get("data"), progress)
     return finish_run(out, corpus, labels=labels, wall_s=time.perf_counter() - t_start)
+
+def question_groups(data: str | Path | None) -> dict[str, str]:
+    "Question id -> the name of the QASPER file that holds it (a folder's files, e.g. the shared train and test papers)."
+    from qasper_rag.data import load_path
+    if not data or not Path(data).exists(): return {}
+    p = Path(data)
+    files = sorted(p.glob("*.json*")) if p.is_dir() else [p]
+    return {q.id: f.name.split(".json")[0] for f in files for q in load_path(f).questions()}
+
+def check_reference_labels(run: RunDir, judge, path: str | Path, data: str | Path | None = None, progress: bool = False) -> dict:
+    "Run the run's judge on a label file's (claim, cited passages) pairs; kappa overall and per data file, kept in the run folder."
+    items = read_label_items(path)
+    groups = question_groups(data)
+    r = check_labels(items, judge, {i.item_id: groups[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in groups}, progress)
+    r.pop("verdicts")
+    r["labels"] = str(path)
+    (run.path/"reference_labels.json").write_text(json.dumps(r, indent=1))
+    return r
 
 # %% ../nbs/17_evaluate.ipynb #e748c80b
 def _stats(xs: Sequence[float]) -> dict:
@@ -200,6 +221,7 @@ def run_metrics(lines: Sequence[dict], corpus: QasperCorpus, question_ids: Seque
                       "cited_by_model": sum(bool(s["citations"]) and not s.get("attributed") for s in sents),
                       "rejected_ids": sum(len(s.get("rejected", [])) for s in sents)},
         "kappa": agreement(judged, human),
+        "verification": verification_metrics(by_id.values(), judged),
         "seconds_per_question": _stats(secs),
         "display": {"Answer F1": fmt_mean([None if s.missing else s.answer_f1 for s in off[False]], missing=0.0),
                     "Evidence F1": fmt_mean([None if s.missing else s.evidence_f1 for s in off[False]], missing=0.0),
@@ -207,6 +229,23 @@ def run_metrics(lines: Sequence[dict], corpus: QasperCorpus, question_ids: Seque
                     "Evidence recall": fmt_mean([r.recall for r in recs if r.recall is not None]),
                     "Citation recall": fmt_mean(cr), "Citation precision": fmt_mean(cp)},
     }
+
+def verification_metrics(lines: Iterable[dict], judged: Sequence[JudgedSentence]) -> dict:
+    "What the verifier did (sentences by status, answers left without a claim), how much of what is shown the judge supports, and its cost."
+    lines = list(lines)
+    sents = [s for l in lines for s in l["record"].get("sentences", [])]
+    counts = {}
+    for s in sents: counts[s.get("status", "unverified")] = counts.get(s.get("status", "unverified"), 0) + 1
+    shown = [j for j in judged if j.cited and j.judge_recall is not None]
+    ver = [l["record"]["timings"]["verification"] for l in lines if l["record"].get("timings", {}).get("verification")]
+    gen = [l["record"]["timings"]["generation"] for l in lines if l["record"].get("timings", {}).get("verification")]
+    no_claim = sum(1 for l in lines if not l["record"].get("failed") and l["record"].get("answer")
+                   and not any(s.get("citations") and s.get("status", "verified") != "removed" for s in l["record"].get("sentences", [])))
+    return {"sentences": len(sents), "counts": counts, "shown_claims": len(shown),
+            "supported": sum(j.judge_recall for j in shown), "supported_share": round(sum(j.judge_recall for j in shown) / len(shown), 4) if shown else None,
+            "multi_citation_sentences": sum(len(j.cited) > 1 for j in shown), "no_answer": no_claim,
+            "short_answer_changed": sum(bool((l["record"].get("verification") or {}).get("short_answer", {}).get("note")) for l in lines),
+            "seconds": _stats(ver), "share_of_generation": _stats([v / g for v, g in zip(ver, gen) if g])}
 
 def _mean(xs) -> float | None:
     m = _mean_or_none(xs)
@@ -222,6 +261,7 @@ def finish_run(out: str | Path, corpus: QasperCorpus, labels: str | Path | None 
         raise ValueError(f"{out}: its records are about questions not in the loaded data; pass the run's --data ({settings.get('data')})")
     human = read_labels(labels) if labels else None
     m = run_metrics(lines, corpus, qids, human)
+    if (run.path/"reference_labels.json").exists(): m["kappa"]["judge_vs_reference_labels"] = json.loads((run.path/"reference_labels.json").read_text())
     prev = json.loads((run.path/"metrics.json").read_text()).get("run", {}) if (run.path/"metrics.json").exists() else {}
     m["run"] = {**settings, "wall_s": round((prev.get("wall_s") or 0) + (wall_s or 0), 1), "sessions": prev.get("sessions", 0) + (wall_s is not None),
                 "peak_rss_mb": max(prev.get("peak_rss_mb") or 0, _peak_rss_mb()), "human_labels": str(labels) if labels else prev.get("human_labels")}

@@ -6,19 +6,22 @@ Docs: https://qasper-rag.github.io/qasper_rag/judges.html.md"""
 
 # %% ../nbs/16_judges.ipynb #9f79f405
 from __future__ import annotations
-import csv, hashlib, json, math, random
+import csv, hashlib, json, math, random, re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import Question
-from .metrics import LexicalJudge, cohen_kappa, KappaResult
+from .metrics import LexicalJudge, cohen_kappa, KappaResult, judge_claim, _STOP
 from .generate import ProbabilityCache
 
 # %% auto #0
-__all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge',
-           'build_tiny_t5', 'LLMJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement',
-           'export_labelling', 'read_labels']
+__all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'GROUNDED_PROMPTS', 'GROUNDED_THRESHOLD', 'GROUNDED_MIN_COVERAGE',
+           'GROUNDED_WINDOW', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge',
+           'claim_terms', 'numbers', 'Grounding', 'grounding', 'Verdict', 'GroundedJudge', 'load_judge', 'judge_name',
+           'gold_support', 'JudgedSentence', 'agreement', 'export_labelling', 'read_labels', 'LabelItem', 'split_cited',
+           'read_label_items', 'label_agreement', 'check_labels']
 
 # %% ../nbs/16_judges.ipynb #448011a3
 class JudgeUnavailable(RuntimeError):
@@ -146,18 +149,128 @@ class LLMJudge:
     def entails(self, premise: str, hypothesis: str) -> bool:
         return self.probability(premise, hypothesis) >= self.threshold
 
-# %% ../nbs/16_judges.ipynb #9c559444
-JUDGES = ("llm", "lexical", "true", "none")
+# %% ../nbs/16_judges.ipynb #7561a0b3
+_META = frozenset("""not no yes also both each other such paper passage passages authors author mentioned mention stated state
+states described describe use used uses using based""".split())
 
-def load_judge(spec: str, # llm | lexical | true | true:<model id or folder> | none
-               generator=None, # for `llm`: the generator already loaded for answering
+@lru_cache(maxsize=None)
+def _stemmer():
+    from nltk.stem import PorterStemmer
+    return PorterStemmer()
+
+def claim_terms(text: str) -> list[str]:
+    "Stemmed content words and numbers of `text` (stop words and words about the text itself, like 'passage', left out)."
+    st = _stemmer()
+    words = re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?|[a-z0-9]+", text.lower())  # a number is one term: 17,833 or 2.5
+    return [st.stem(t).replace(",", "") for t in words if t not in _STOP and t not in _META]
+
+_CLAIM_NUM = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?![\d.]\d)")
+_ANY_NUM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+def numbers(text: str, standalone: bool = True) -> set[str]:
+    "Numbers in `text` without thousands separators; `standalone` skips digits inside names (SST-2, BIBREF2, 500.15.6)."
+    return {n.replace(",", "") for n in (_CLAIM_NUM if standalone else _ANY_NUM).findall(text)}
+
+# %% ../nbs/16_judges.ipynb #565fcb78
+def _windows(premise: str, size: int) -> list[str]:
+    ss = [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
+    return [" ".join(ss[i:i + size]) for i in range(max(1, len(ss) - size + 1))]
+
+@dataclass(frozen=True)
+class Grounding:
+    "How much of a claim a passage spells out: the best window of sentences, and the claim's numbers."
+    coverage: float  # share of the claim's content terms found in the best window (1.0 for a claim without terms)
+    missing: tuple[str, ...]  # the claim's terms absent from that window
+    numbers_missing: tuple[str, ...]  # the claim's numbers found nowhere in the passage
+    span: str = ""  # the best window itself: what a grounded judge's model reads
+
+def grounding(premise: str, # the cited passage(s)
+              hypothesis: str, # the claim
+              window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
+             ) -> Grounding:
+    "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives."
+    terms = list(dict.fromkeys(claim_terms(hypothesis)))
+    nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))
+    if not terms: return Grounding(1.0, (), nums, premise)
+    best, miss, span = -1.0, (), premise
+    for w in _windows(premise, window):
+        have = set(claim_terms(w))
+        m = tuple(t for t in terms if t not in have)
+        if (c := 1 - len(m) / len(terms)) > best: best, miss, span = c, m, w
+    return Grounding(round(best, 4), miss, nums, span)
+
+# %% ../nbs/16_judges.ipynb #bd51306f
+GROUNDED_PROMPTS = ((JUDGE_SYSTEM, JUDGE_PROMPT),)  # the Yes/No question of `LLMJudge`, read on the best window of the passage
+# fitted on the label items of the 10 shared train papers (55 items): threshold on P(Yes), coverage and window size
+GROUNDED_THRESHOLD, GROUNDED_MIN_COVERAGE, GROUNDED_WINDOW = 0.5, 0.7, 3
+
+# %% ../nbs/16_judges.ipynb #8ba1177c
+@dataclass(frozen=True)
+class Verdict:
+    "A grounded judge's decision with its reasons."
+    supported: bool
+    p: float | None  # the model's mean P(Yes); None when grounding already failed (the model was not asked)
+    grounding: Grounding
+    reason: str  # what failed, or "supported"
+
+class GroundedJudge:
+    """The offline default judge: lexical grounding (one window of `window` sentences holds the claim's terms, every
+    number of the claim is in the passage), then the embedded LLM's P(Yes) on that window (averaged over `prompts`).
+    Its numbers are reported as produced by `grounded:<model>`; TRUE NLI (`TrueJudge`) stays the reference judge."""
+    def __init__(self, generator, # anything with `yes_probability(messages)` and a `name`
+                 threshold: float = GROUNDED_THRESHOLD, # mean P(Yes) needed
+                 min_coverage: float = GROUNDED_MIN_COVERAGE, # share of the claim's terms one window must hold
+                 window: int = GROUNDED_WINDOW, # sentences per window
+                 numbers: bool = True, # every number of the claim must be in the passage
+                 prompts: Sequence[tuple[str, str]] = GROUNDED_PROMPTS, # (system, user template with {premise} and {hypothesis})
+                 reads: str = "window", # what the model reads: the best window ("window") or the whole premise ("passage")
+                 cache: str | Path | None = None, # JSON-lines file of earlier probabilities (appended)
+                ):
+        self.gen, self.threshold, self.min_coverage, self.window, self.numbers = generator, threshold, min_coverage, window, numbers
+        if reads not in ("window", "passage"): raise ValueError(f"reads={reads!r}: choose 'window' or 'passage'")
+        self.prompts, self.reads, self.cache, self.calls = tuple(prompts), reads, ProbabilityCache(cache), 0
+        self.name = f"grounded:{generator.name}"
+
+    def settings(self) -> dict:
+        "What decides a verdict (recorded with every run)."
+        return {"judge": "grounded", "model": self.gen.name, "threshold": self.threshold, "min_coverage": self.min_coverage,
+                "window": self.window, "numbers": self.numbers, "prompts": len(self.prompts), "reads": self.reads}
+
+    def _p(self, system: str, template: str, premise: str, hypothesis: str) -> float:
+        k = hashlib.sha256(json.dumps([self.gen.name, system, template, premise, hypothesis]).encode()).hexdigest()
+        if (p := self.cache.get(k)) is None:
+            msgs = [{"role": "system", "content": system},
+                    {"role": "user", "content": template.format(premise=premise.strip(), hypothesis=hypothesis.strip())}]
+            p = self.cache.put(k, self.gen.yes_probability(msgs)); self.calls += 1
+        return p
+
+    def probability(self, premise: str, hypothesis: str) -> float:
+        "The model's P(Yes) that `premise` supports `hypothesis`, averaged over the prompts."
+        return sum(self._p(s, t, premise, hypothesis) for s, t in self.prompts) / len(self.prompts)
+
+    def verdict(self, premise: str, hypothesis: str) -> Verdict:
+        "Grounding first (free); the model only for a claim that passes it."
+        g = grounding(premise, hypothesis, self.window)
+        if self.numbers and g.numbers_missing: return Verdict(False, None, g, f"number(s) not in the passage: {', '.join(g.numbers_missing)}")
+        if g.coverage < self.min_coverage: return Verdict(False, None, g, f"not in the passage: {', '.join(g.missing[:6])}")
+        p = self.probability(g.span if self.reads == "window" else premise, hypothesis)
+        return Verdict(p >= self.threshold, round(p, 4), g, "supported" if p >= self.threshold else f"the model doubts it (P(Yes)={p:.2f})")
+
+    def entails(self, premise: str, hypothesis: str) -> bool:
+        return self.verdict(premise, hypothesis).supported
+
+# %% ../nbs/16_judges.ipynb #9c559444
+JUDGES = ("grounded", "llm", "lexical", "true", "none")
+
+def load_judge(spec: str, # grounded (offline default) | llm | lexical | true | true:<model id or folder> | none
+               generator=None, # for `grounded` and `llm`: the generator already loaded for answering
                cache: str | Path | None = None):
     "A judge from its name; `none` gives None (citations are not judged)."
     if spec == "none": return None
     if spec == "lexical": return LexicalJudge()
-    if spec == "llm":
-        if generator is None: raise ValueError("the llm judge needs a generator")
-        return LLMJudge(generator, cache=cache)
+    if spec in ("llm", "grounded"):
+        if generator is None: raise ValueError(f"the {spec} judge needs a generator")
+        return LLMJudge(generator, cache=cache) if spec == "llm" else GroundedJudge(generator, cache=cache)
     if spec == "true" or spec.startswith("true:"): return TrueJudge(spec.split(":", 1)[1] if ":" in spec else TRUE_MODEL)
     raise ValueError(f"unknown judge {spec!r}: choose one of {', '.join(JUDGES)} or true:<model>")
 
@@ -236,4 +349,74 @@ def read_labels(path: str | Path) -> dict[str, int]:
             if not v: continue
             if v not in _TRUE | _FALSE: raise ValueError(f"{path}, row {i}: label {row['label']!r} is not 1/0 (or yes/no)")
             out[row["item_id"]] = int(v in _TRUE)
+    return out
+
+# %% ../nbs/16_judges.ipynb #ef8aef5e
+@dataclass(frozen=True)
+class LabelItem:
+    "One labelled (claim, cited passages) pair of a label file."
+    item_id: str
+    question: str
+    claim: str
+    passages: tuple[str, ...]  # the cited passages' full texts, in citation order
+    label: int  # 1 = the cited passages together support the claim
+
+    @property
+    def premise(self) -> str: return "\n".join(self.passages)  # as ALCE joins cited passages
+    @property
+    def hypothesis(self) -> str: return judge_claim(self.claim, self.question)
+
+_DOC = re.compile(r"(?:^|\n\n)\[Doc \d+\] ")
+
+def split_cited(text: str) -> tuple[str, ...]:
+    "The passages of a `cited_passages` cell (`[Doc N] text` blocks separated by a blank line)."
+    return tuple(p for p in _DOC.split(text or "") if p.strip())
+
+def read_label_items(path: str | Path) -> list[LabelItem]:
+    "The labelled rows of a label file (columns of `LABEL_COLUMNS`; extra columns are ignored, blank labels skipped)."
+    labels = read_labels(path)
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    missing = set(LABEL_COLUMNS) - set(rows[0] if rows else LABEL_COLUMNS)
+    if missing: raise ValueError(f"{path}: a label file needs the columns {', '.join(LABEL_COLUMNS)} (missing {', '.join(sorted(missing))})")
+    out = [LabelItem(r["item_id"], r["question"], r["claim"], split_cited(r["cited_passages"]), labels[r["item_id"]])
+           for r in rows if r["item_id"] in labels]
+    if (bad := [i.item_id for i in out if not i.passages]): raise ValueError(f"{path}: no cited passage in row(s) of {', '.join(bad[:3])}")
+    return out
+
+# %% ../nbs/16_judges.ipynb #2bb7dcd6
+def label_agreement(verdicts: Sequence[int], labels: Sequence[int], seed: int = 0) -> dict:
+    "Kappa (with a bootstrap interval over items), confusion matrix and false 'supported' rate of judge verdicts against labels."
+    import numpy as np
+    if not verdicts: return {"n": 0, "kappa": None}
+    r = cohen_kappa(list(verdicts), list(labels))
+    conf = [[sum(1 for v, l in zip(verdicts, labels) if v == a and l == b) for b in (1, 0)] for a in (1, 0)]
+    rng, ks = np.random.default_rng(seed), []
+    for _ in range(1000):
+        ix = rng.integers(0, len(verdicts), len(verdicts))
+        k = cohen_kappa([verdicts[i] for i in ix], [labels[i] for i in ix]).kappa
+        if not math.isnan(k): ks.append(k)
+    said = sum(verdicts)
+    rnd = lambda x: None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 4)
+    return {"n": len(verdicts), "kappa": rnd(r.kappa), "kappa_ci95": [rnd(float(x)) for x in np.quantile(ks, [0.025, 0.975])] if ks else None,
+            "agreement": rnd(r.p_o), "confusion": conf, "confusion_layout": "rows: judge supported/not; columns: label supported/not",
+            "false_supported_rate": rnd(conf[0][1] / said) if said else None,
+            "judge_supported": said, "label_supported": sum(labels)}
+
+# %% ../nbs/16_judges.ipynb #b78f09d6
+def check_labels(items: Sequence[LabelItem], judge, # anything with `entails(premise, hypothesis)`
+                 groups: Mapping[str, str] | None = None, # item_id -> group name (e.g. train / test papers), reported apart
+                 progress: bool = False) -> dict:
+    "Run `judge` on every labelled pair and report its agreement with the labels, overall and per group."
+    from tqdm.auto import tqdm
+    verdicts = {i.item_id: int(bool(judge.entails(premise=i.premise, hypothesis=i.hypothesis)))
+                for i in tqdm(items, desc="judging labelled claims", disable=not progress)}
+    out = {"judge": judge_name(judge), **label_agreement([verdicts[i.item_id] for i in items], [i.label for i in items])}
+    if groups:
+        for g in sorted(set(groups.values())):
+            sub = [i for i in items if groups.get(i.item_id) == g]
+            out.setdefault("groups", {})[g] = label_agreement([verdicts[i.item_id] for i in sub], [i.label for i in sub])
+        if (rest := [i for i in items if i.item_id not in groups]):
+            out.setdefault("groups", {})["other"] = label_agreement([verdicts[i.item_id] for i in rest], [i.label for i in rest])
+    out["verdicts"] = verdicts
     return out

@@ -19,7 +19,7 @@ from .prompts import citation_ids, split_sentences, strip_citations
 __all__ = ['ANSWER_TYPES', 'normalize_answer', 'token_f1', 'evidence_f1', 'Reference', 'text_evidence', 'reference',
            'gold_from_corpus', 'Prediction', 'as_prediction', 'QuestionScore', 'score_questions', 'aggregate_scores',
            'score', 'PredictionsError', 'read_predictions', 'write_predictions', 'Judge', 'content_tokens',
-           'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'CitationReport',
+           'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim', 'CitationReport',
            'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci', 'fmt_mean', 'fmt_scores']
 
 # %% ../nbs/15_metrics.ipynb #b1136efd
@@ -223,15 +223,16 @@ class AnswerCitations:
         return sum(sum(s.scores) for s in self.sentences) / self.n_citations if self.n_citations else 0.0
 
 # %% ../nbs/15_metrics.ipynb #02da03d1
-def _judge_sentence(sent: str, passages: Sequence[str], judge: Judge, max_citations: int) -> SentenceCitations:
+def _judge_sentence(sent: str, passages: Sequence[str], judge: Judge, max_citations: int, question: str | None = None) -> SentenceCitations:
     ids, claim = citation_ids(sent), strip_citations(sent)
+    hyp = judge_claim(claim, question)
     kept, dropped = tuple(ids[:max_citations]), tuple(ids[max_citations:])
     ok = all(1 <= i <= len(passages) for i in kept)
     zero = SentenceCitations(sent, claim, kept, dropped, ok, 0, (0,) * len(kept))
     if not kept or not ok: return zero
     memo: dict[tuple[int, ...], bool] = {}
     def nli(cs: tuple[int, ...]) -> bool:
-        if cs not in memo: memo[cs] = bool(judge.entails(premise="\n".join(passages[i - 1] for i in cs), hypothesis=claim))
+        if cs not in memo: memo[cs] = bool(judge.entails(premise="\n".join(passages[i - 1] for i in cs), hypothesis=hyp))
         return memo[cs]
     if not nli(kept): return zero
     others = lambda c: tuple(x for x in kept if x != c)
@@ -240,10 +241,21 @@ def _judge_sentence(sent: str, passages: Sequence[str], judge: Judge, max_citati
 
 def answer_citations(answer: str,  # the whole answer, citations as [Doc N]
                      passages: Sequence[str],  # full texts of the passages the model saw, in [Doc N] order
-                     judge: Judge, max_citations: int = 3) -> AnswerCitations:
+                     judge: Judge, max_citations: int = 3,
+                     question: str | None = None,  # the question: a bare "Yes."/"No." is judged as what it says about it
+                    ) -> AnswerCitations:
     "ALCE citation recall and precision of one answer over the full texts of the passages it was given."
-    return AnswerCitations(tuple(_judge_sentence(s, passages, judge, max_citations) for s in split_sentences(answer or "")),
+    return AnswerCitations(tuple(_judge_sentence(s, passages, judge, max_citations, question) for s in split_sentences(answer or "")),
                            len(passages))
+
+_BARE_ANSWER = re.compile(r"^\s*(yes|no)\b[\s.,!]*$", re.I)
+
+def judge_claim(claim: str, # an answer sentence without its citation marks
+                question: str | None = None, # the question it answers
+               ) -> str:
+    "The hypothesis a judge checks: the claim itself or, for a bare Yes/No, what it says about the question."
+    m = _BARE_ANSWER.match(claim or "")
+    return f'The answer to the question "{question.strip()}" is {m.group(1).lower()}.' if m and question else claim
 
 # %% ../nbs/15_metrics.ipynb #072751f8
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ __all__ = ['NOTEBOOKS', 'full_parameters', 'smoke_parameters', 'render', 'write_
 NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
              "measurement_bugs": "24_measurement_bugs.ipynb", "failures": "25_failures.ipynb"}
 
-def full_parameters(out: str | Path, data: str | None = None, generator: str = "qwen-1.5b", judge: str = "llm",
+def full_parameters(out: str | Path, data: str | None = None, generator: str = "qwen-1.5b", judge: str = "grounded",
                     config: str = "offline-2k", threads: int = 2, limit: int | None = None) -> dict[str, dict]:
     "The parameters of a full report over `data` (all questions unless `limit`), per notebook."
     out = str(Path(out).resolve()); d = str(data or "")
@@ -26,7 +26,7 @@ def full_parameters(out: str | Path, data: str | None = None, generator: str = "
     return {"eval_run": dict(data=d, run_dir=out, config=config, generator=generator, judge=judge, limit=lim, threads=threads),
             "ablations": dict(data=d, out_dir=out, limit=lim, hyde_generator=generator, threads=threads, variants=""),
             "table_vs_text": dict(data=d, out_dir=out, ablations_json=str(Path(out)/"ablations.json")),
-            "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads),
+            "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads, swap_judges="lexical,llm,grounded"),
             "failures": dict(data=d, out_dir=out, config=config, limit=lim, budget=-1)}
 
 #| export

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from qasper_rag.evaluate import RunDir, run_metrics
 from qasper_rag.metrics import token_f1
-from qasper_rag.prompts import NO_ANSWER
+from qasper_rag.prompts import NO_ANSWER, citation_ids
 
 EVAL = [str(Path(sys.executable).parent / "qasper-rag"), "eval", "--generator", "smollm2", "--judge", "lexical", "--config", "bm25-only",
         "--threads", "1", "--json"]
@@ -43,7 +43,11 @@ def test_kill_and_resume(shared_dir, tmp_path):
     # constrained decoding (llama.cpp grammar): every sentence of a complete reply cites an in-range passage
     done = [json.loads(l)["record"] for l in after.splitlines()]
     replies = [r for r in done if "Short answer:" in r.get("raw_output", "")]
-    assert replies and all(s["citations"] and not s["attributed"] for r in replies for s in r["sentences"] if s["claim"] != NO_ANSWER)
+    assert replies and all(citation_ids(s["original"]) and not s["attributed"] for r in replies for s in r["sentences"] if s["claim"] != NO_ANSWER)
+    # verification (the default): every shown sentence was checked, the model's own sentence is kept beside it
+    assert all(s["status"] in ("verified", "re-cited", "rewritten", "removed", "no answer") for r in done for s in r["sentences"])
+    assert all(r["verification"]["judge"] == "grounded:llama.cpp:SmolLM2-135M-Instruct.Q4_1.gguf" for r in done if r["sentences"])
+    assert m["verification"]["sentences"] == sum(len(r["sentences"]) for r in done)
 
     # another configuration into the same folder is refused, with the way out in the message
     r = subprocess.run(EVAL[:-4] + ["--config", "rrf-only", "--data", str(data), "--out", str(out), "--limit", "4"], capture_output=True, text=True, timeout=600)

@@ -1,0 +1,98 @@
+"""Verified answers and the judge's check against labels: `labels --check` as a user runs it, the grounded judge's
+order of checks on a real tiny model, and quotes that a grammar keeps verbatim."""
+import csv, json, shutil, subprocess, sys
+from pathlib import Path
+
+import pytest
+from qasper_rag.chunking import Chunk
+from qasper_rag.judges import GroundedJudge, LABEL_COLUMNS, grounding, read_label_items
+from qasper_rag.prompts import check_citations
+from qasper_rag.verify import Verifier, quotable_sentences
+
+EXE = shutil.which("qasper-rag", path=str(Path(sys.executable).parent))
+PASSAGE = ("We collected 17,833 sentences from pathology reports of Ruijing Hospital. Annotators wrote 2,714 question-answer pairs. "
+           "The reports total 826,987 characters.")
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    from qasper_rag.generate import load_generator
+    return load_generator("smollm2", n_ctx=2048, n_threads=1)
+
+
+def _label_file(path: Path) -> Path:
+    rows = [("q1#0", "How big is the dataset?", "It has 17,833 sentences.", f"[Doc 3] {PASSAGE}", "1"),
+            ("q1#1", "How big is the dataset?", "It has 30,000 questions.", f"[Doc 3] {PASSAGE}", "0"),
+            ("q2#0", "Which hospital?", "Ruijing Hospital.", f"[Doc 1] {PASSAGE}\n\n[Doc 2] Another passage.", "1"),
+            ("q3#0", "Is the data public?", "Yes.", "[Doc 1] The data comes from one hospital.", "0")]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f); w.writerow([*LABEL_COLUMNS, "reason"]); w.writerows([(*r, "why") for r in rows])
+    return path
+
+
+def test_labels_check_cli_json_contract(tmp_path):
+    labels = _label_file(tmp_path / "labels.csv")
+    r = subprocess.run([EXE, "labels", "--check", str(labels), "--judge", "lexical", "--json"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(out) >= {"kappa", "n", "confusion", "false_supported_rate", "judge"}
+    # the lexical judge: 17,833 sentences and Ruijing Hospital are in the passage, 30,000 questions and a public dataset are not
+    assert (out["n"], out["judge"], out["confusion"], out["kappa"], out["false_supported_rate"]) == (4, "lexicaljudge", [[2, 0], [0, 2]], 1.0, 0.0)
+    r = subprocess.run([EXE, "labels", "--check", str(labels), "--judge", "lexical"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "kappa 1.0" in r.stdout and "false 'supported' rate 0.0" in r.stdout
+
+
+def test_labels_check_groups_items_by_data_file(shared_dir, tmp_path):
+    """Item ids name QASPER questions: with --data the items of each data file (train and test papers) are reported apart."""
+    from qasper_rag.data import load_path
+    train = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").questions()[0].id
+    test = load_path(shared_dir / "original_format" / "qasper-test-sample47-1q.json").questions()[0].id
+    path = tmp_path / "labels.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f); w.writerow(LABEL_COLUMNS)
+        w.writerow([f"{train}#0", "q", "It has 17,833 sentences.", f"[Doc 1] {PASSAGE}", "1"])
+        w.writerow([f"{test}#0", "q", "It has 30,000 sentences.", f"[Doc 1] {PASSAGE}", "1"])
+    r = subprocess.run([EXE, "labels", "--check", str(path), "--judge", "lexical", "--json", "--data", str(shared_dir / "original_format")],
+                       capture_output=True, text=True, timeout=300)
+    g = json.loads(r.stdout)["groups"]
+    assert g["qasper-train-sample10"]["confusion"] == [[1, 0], [0, 0]] and g["qasper-test-sample47-1q"]["confusion"] == [[0, 0], [1, 0]]
+
+
+def test_labels_check_bad_file_says_what_is_missing(tmp_path):
+    (tmp_path / "bad.csv").write_text("item_id,label\nq1#0,1\n")
+    r = subprocess.run([EXE, "labels", "--check", str(tmp_path / "bad.csv"), "--judge", "lexical"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "missing cited_passages, claim, question" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_grounded_judge_asks_the_model_only_when_grounding_holds(smollm2, tmp_path):
+    j = GroundedJudge(smollm2, cache=tmp_path / "cache.jsonl")
+    v = j.verdict(PASSAGE, "There are 30,000 question-answer pairs.")  # a number the passage never gives
+    assert (v.supported, v.p, j.calls) == (False, None, 0) and "30000" in v.reason
+    v = j.verdict(PASSAGE, "The hospital is in Berlin and the data is multilingual.")  # words the passage never gives
+    assert (v.supported, v.p, j.calls) == (False, None, 0) and v.grounding.coverage < j.min_coverage
+    v = j.verdict(PASSAGE, "Annotators wrote 2,714 question-answer pairs.")
+    assert v.p is not None and 0 <= v.p <= 1 and j.calls == len(j.prompts) and v.supported == (v.p >= j.threshold)
+    again = GroundedJudge(smollm2, cache=tmp_path / "cache.jsonl")  # a resumed run reads the probabilities back
+    assert again.verdict(PASSAGE, "Annotators wrote 2,714 question-answer pairs.").p == v.p and again.calls == 0
+
+
+def test_rewrite_quotes_the_passage_verbatim_under_a_grammar(smollm2):
+    """The tiny model picks the quote; the grammar allows nothing but the passage's own sentences."""
+    chunk = Chunk("p:c1", "p", "text", "Data", f"Title: T. Section: Data. {PASSAGE}", 40, 1, prefix_chars=len("Title: T. Section: Data. "))
+    ver = Verifier(GroundedJudge(smollm2), smollm2)
+    quote = ver._quote("How many question-answer pairs were written?", "They wrote 5,000 pairs.", chunk, 1)
+    assert quote in quotable_sentences(chunk.body) and ver._generations == 1
+
+
+def test_verifier_never_shows_an_unsupported_sentence(smollm2):
+    """Whatever the tiny model's verdicts, a shown sentence has passed the judge on the passages it now cites."""
+    chunks = [Chunk(f"p:c{i}", "p", "text", "S", t, 30, i) for i, t in enumerate([PASSAGE, "We train a BiLSTM tagger on the reports."], 1)]
+    j = GroundedJudge(smollm2)
+    v = Verifier(j, smollm2).check("How big is the dataset?", check_citations(
+        "The dataset has 30,000 sentences from Berlin [Doc 2]. Annotators wrote 2,714 question-answer pairs [Doc 1].", 2), chunks)
+    assert [s.original for s in v.sentences][0].startswith("The dataset has 30,000")
+    for s in v.shown:
+        assert s.status in ("verified", "re-cited", "rewritten")
+        assert j.entails("\n".join(chunks[d - 1].body for d in s.citations), s.claim)
+    assert v.sentences[0].status != "verified"  # 30,000 is in no passage
+    assert (v.notice != "") == any(s.status == "removed" for s in v.sentences)
