@@ -7,12 +7,12 @@ Docs: https://qasper-rag.github.io/qasper_rag/verify.html.md"""
 # %% ../nbs/16a_verify.ipynb #8369b6d7
 from __future__ import annotations
 import re, time
-from dataclasses import dataclass, field, asdict, replace
+from dataclasses import dataclass, asdict
 from typing import Sequence
 from .chunking import Chunk
 from .judges import Verdict, grounding, claim_terms
 from .metrics import judge_claim
-from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, strip_citations, yes_no_question
+from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 
 # %% auto #0
 __all__ = ['NOT_ESTABLISHED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification', 'quotable_sentences',
