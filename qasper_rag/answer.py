@@ -152,7 +152,7 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
                     for k, s in enumerate(sents)]
     if self.verifier is None: return " ".join(s.text for s in sents), rows(), sents, short, "", {}
     v = self.verifier.check(question, sents, passages)
-    agreed, note = agree_short_answer(question, short, v, [c.body for c in passages])
+    v, agreed, note = agree_short_answer(question, short, v, [c.body for c in passages])
     if note: probs.append(note)
     out = [{**r, **c.to_dict()} for r, c in zip(rows(), v.sentences)]
     shown = [CitedSentence(c.text, c.claim, c.citations) for c in v.shown if c.citations]

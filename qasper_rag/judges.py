@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import Question
-from .metrics import LexicalJudge, cohen_kappa, KappaResult, judge_claim, _STOP
+from .metrics import LexicalJudge, cohen_kappa, KappaResult, judge_claim, asserted_text, _STOP
 from .generate import ProbabilityCache
 
 # %% auto #0
@@ -189,7 +189,7 @@ def grounding(premise: str, # the cited passage(s)
               window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
              ) -> Grounding:
     "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives."
-    terms = list(dict.fromkeys(claim_terms(hypothesis)))
+    terms = list(dict.fromkeys(claim_terms(asserted_text(hypothesis))))  # a judged bare Yes/No: its question's words
     nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))
     if not terms: return Grounding(1.0, (), nums, premise)
     best, miss, span = -1.0, (), premise

@@ -19,8 +19,8 @@ from .prompts import citation_ids, split_sentences, strip_citations
 __all__ = ['ANSWER_TYPES', 'normalize_answer', 'token_f1', 'evidence_f1', 'Reference', 'text_evidence', 'reference',
            'gold_from_corpus', 'Prediction', 'as_prediction', 'QuestionScore', 'score_questions', 'aggregate_scores',
            'score', 'PredictionsError', 'read_predictions', 'write_predictions', 'Judge', 'content_tokens',
-           'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim', 'CitationReport',
-           'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci', 'fmt_mean', 'fmt_scores']
+           'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim', 'asserted_text',
+           'CitationReport', 'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci', 'fmt_mean', 'fmt_scores']
 
 # %% ../nbs/15_metrics.ipynb #b1136efd
 ANSWER_TYPES = ("extractive", "abstractive", "boolean", "none")
@@ -256,6 +256,13 @@ def judge_claim(claim: str, # an answer sentence without its citation marks
     "The hypothesis a judge checks: the claim itself or, for a bare Yes/No, what it says about the question."
     m = _BARE_ANSWER.match(claim or "")
     return f'The answer to the question "{question.strip()}" is {m.group(1).lower()}.' if m and question else claim
+
+_JUDGED_BARE = re.compile(r'^The answer to the question "(.*)" is (yes|no)\.$', re.S)
+
+def asserted_text(hypothesis: str) -> str:
+    "What a hypothesis asserts about the paper: for `judge_claim`'s Yes/No statement, its question and answer word only."
+    m = _JUDGED_BARE.match(hypothesis or "")
+    return f"{m.group(1)} {m.group(2)}" if m else hypothesis
 
 # %% ../nbs/15_metrics.ipynb #072751f8
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/verify.html.md"""
 
 # %% ../nbs/16a_verify.ipynb #8369b6d7
 from __future__ import annotations
-import re, time
+import dataclasses, re, time
 from dataclasses import dataclass, asdict
 from typing import Sequence
 from .chunking import Chunk
@@ -15,11 +15,12 @@ from .metrics import judge_claim
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 
 # %% auto #0
-__all__ = ['NOT_ESTABLISHED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification', 'quotable_sentences',
+__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification', 'quotable_sentences',
            'quote_grammar', 'Verifier', 'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
+WITHDRAWN = "withdrawn: the model's own short answer says the passages do not answer the question"
 STATUSES = ("verified", "re-cited", "rewritten", "removed", "no answer")
 
 @dataclass(frozen=True)
@@ -64,8 +65,11 @@ class Verification:
     @property
     def notice(self) -> str:
         "What the reader is told about removed sentences ('' when none was removed)."
-        n = self.removed
-        return f"{n} sentence{'s' if n > 1 else ''} removed: not supported by the passages" if n else ""
+        w = sum(s.status == "removed" and s.repaired == WITHDRAWN for s in self.sentences)
+        n, pl = self.removed - w, lambda k: "s" if k > 1 else ""
+        parts = ([f"{n} sentence{pl(n)} removed: not supported by the passages"] if n else []) + (
+                 [f"{w} sentence{pl(w)} withdrawn: true of the paper, but not an answer to the question"] if w else [])
+        return "; ".join(parts)
     def counts(self) -> dict:
         return {s: sum(x.status == s for x in self.sentences) for s in STATUSES}
 
@@ -163,19 +167,22 @@ class Verifier:
 # %% ../nbs/16a_verify.ipynb #22d825a2
 def agree_short_answer(question: str, short: str, v: Verification,
                        passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span found in a cited one agrees
-                      ) -> tuple[str, str | None]:
-    "The short answer made to agree with the verified answer; returns it and what changed (None: nothing)."
+                      ) -> tuple[Verification, str, str | None]:
+    "The verified answer and the short answer made to agree; returns both and what changed (None: nothing)."
     unanswerable = short.strip().lower().startswith("unanswerable")
     kept = [s for s in v.sentences if s.verified]
-    if not kept: return "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
+    if not kept: return v, "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
+    if unanswerable:  # a claim can hold at its passage and still not answer the question: the model said so itself
+        out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=WITHDRAWN) if s.verified else s for s in v.sentences]
+        return dataclasses.replace(v, sentences=out), "Unanswerable", f"answer withdrawn ({len(kept)} sentence(s)): the short answer is Unanswerable"
     first = kept[0].claim.rstrip(" .")
-    if unanswerable or not short.strip():
+    if not short.strip():
         new = ("No" if re.match(r"\s*no\b", first, re.I) else "Yes") if yes_no_question(question) else first
-        return new, f"short answer {short!r} -> {new!r}: the verified answer answers the question"
-    if short.strip(" .").lower() in ("yes", "no"): return short, None
+        return v, new, f"no short answer -> {new!r}, from the verified answer"
+    if short.strip(" .").lower() in ("yes", "no"): return v, short, None
     terms = set(claim_terms(short))
     cited = {d for s in kept for d in s.citations if 1 <= d <= len(passages)}
     shown = set(claim_terms(" ".join([s.claim for s in kept] + [passages[d - 1] for d in cited])))
     if terms and len(terms & shown) / len(terms) < 0.5:
-        return first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in its passages"
-    return short, None
+        return v, first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in its passages"
+    return v, short, None
