@@ -26,7 +26,7 @@ def full_parameters(out: str | Path, data: str | None = None, generator: str = "
     return {"eval_run": dict(data=d, run_dir=out, config=config, generator=generator, judge=judge, limit=lim, threads=threads),
             "ablations": dict(data=d, out_dir=out, limit=lim, hyde_generator=generator, threads=threads, variants=""),
             "table_vs_text": dict(data=d, out_dir=out, ablations_json=str(Path(out)/"ablations.json")),
-            "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads, swap_judges="lexical,llm,grounded"),
+            "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads, swap_judges="lexical,grounded"),
             "failures": dict(data=d, out_dir=out, config=config, limit=lim, budget=-1)}
 
 #| export
