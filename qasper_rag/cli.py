@@ -237,7 +237,7 @@ def print_metrics(m: dict, out=sys.stdout):
     w(f"  citations                  {ci['sentences']} sentences, median {ci['per_sentence_median']} per sentence, "
       f"{ci['cited_by_model']} cited by the model, {ci['attributed']} attributed, {ci['uncited']} uncited")
     if (v := m.get("verification")) and v.get("shown_claims"):
-        w(f"  supported (judge)          {v['supported_share']} of {v['shown_claims']} shown claims; {v['counts']}; "
+        w(f"  supported (judge)          {v['supported']} of {v['shown_claims']} shown claims ({v['supported_share']:.1%}); {v['counts']}; "
           f"{v['no_answer']} answers say the passages do not answer")
     for name, k in m["kappa"].items():
         if isinstance(k, dict) and "recall" in k:
