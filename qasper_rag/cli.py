@@ -153,8 +153,6 @@ def _recall_args(p: argparse.ArgumentParser):
     p.add_argument("--records", help="write one JSON line per question to this file")
 
 # %% ../nbs/90_cli.ipynb #40a13fe8
-_MARK = {"verified": "verified", "re-cited": "re-cited", "rewritten": "rewritten", "removed": "removed", "no answer": "no answer"}
-
 def print_answer(r, out=sys.stdout, width: int = 100):
     "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages."
     import textwrap
@@ -166,7 +164,7 @@ def print_answer(r, out=sys.stdout, width: int = 100):
         w(f"\nchecked by {r.verification.get('judge')}:")
         for s in r.sentences:
             what = s.get("repaired") or ("supported by " + ", ".join(f"Doc {d}" for d in s["citations"]) if s.get("citations") else "")
-            w(f"  [{_MARK.get(s.get('status'), s.get('status'))}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
+            w(f"  [{s.get('status')}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
               + (f"\n      {what}" if what else ""))
     w(f"\nshort answer: {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")

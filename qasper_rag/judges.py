@@ -125,19 +125,20 @@ JUDGE_PROMPT = ("Passage:\n{premise}\n\nClaim: {hypothesis}\n\n"
 class LLMJudge:
     "The generator as a judge: entailed iff P(Yes) >= threshold; verdicts cached in memory and optionally on disk."
     def __init__(self, generator, threshold: float = 0.5,
-                 cache: str | Path | None = None, # JSON-lines file of earlier verdicts (appended)
+                 cache: str | Path | ProbabilityCache | None = None, # JSON-lines file of earlier verdicts (appended), or a shared cache
+                 system: str = JUDGE_SYSTEM, template: str = JUDGE_PROMPT, # the question asked, with {premise} and {hypothesis}
                 ):
-        self.gen, self.threshold = generator, threshold
+        self.gen, self.threshold, self.system, self.template = generator, threshold, system, template
         self.name = f"llm:{generator.name}"
-        self.cache = ProbabilityCache(cache)
+        self.cache = cache if isinstance(cache, ProbabilityCache) else ProbabilityCache(cache)
         self.calls = 0
 
     def messages(self, premise: str, hypothesis: str) -> list[dict]:
-        return [{"role": "system", "content": JUDGE_SYSTEM},
-                {"role": "user", "content": JUDGE_PROMPT.format(premise=premise.strip(), hypothesis=hypothesis.strip())}]
+        return [{"role": "system", "content": self.system},
+                {"role": "user", "content": self.template.format(premise=premise.strip(), hypothesis=hypothesis.strip())}]
 
     def _key(self, premise: str, hypothesis: str) -> str:
-        return hashlib.sha256(json.dumps([self.gen.name, JUDGE_SYSTEM, JUDGE_PROMPT, premise, hypothesis]).encode()).hexdigest()
+        return hashlib.sha256(json.dumps([self.gen.name, self.system, self.template, premise, hypothesis]).encode()).hexdigest()
 
     def probability(self, premise: str, hypothesis: str) -> float:
         "P(Yes | Yes or No) that `premise` supports `hypothesis`."
@@ -228,25 +229,16 @@ class GroundedJudge:
                 ):
         self.gen, self.threshold, self.min_coverage, self.window, self.numbers = generator, threshold, min_coverage, window, numbers
         if reads not in ("window", "passage"): raise ValueError(f"reads={reads!r}: choose 'window' or 'passage'")
-        self.prompts, self.reads, self.cache, self.calls = tuple(prompts), reads, ProbabilityCache(cache), 0
+        self.prompts, self.reads, self.cache = tuple(prompts), reads, ProbabilityCache(cache)
+        self.readers = [LLMJudge(generator, cache=self.cache, system=s, template=t) for s, t in self.prompts]  # one shared cache
         self.name = f"grounded:{generator.name}"
 
-    def settings(self) -> dict:
-        "What decides a verdict (recorded with every run)."
-        return {"judge": "grounded", "model": self.gen.name, "threshold": self.threshold, "min_coverage": self.min_coverage,
-                "window": self.window, "numbers": self.numbers, "prompts": len(self.prompts), "reads": self.reads}
-
-    def _p(self, system: str, template: str, premise: str, hypothesis: str) -> float:
-        k = hashlib.sha256(json.dumps([self.gen.name, system, template, premise, hypothesis]).encode()).hexdigest()
-        if (p := self.cache.get(k)) is None:
-            msgs = [{"role": "system", "content": system},
-                    {"role": "user", "content": template.format(premise=premise.strip(), hypothesis=hypothesis.strip())}]
-            p = self.cache.put(k, self.gen.yes_probability(msgs)); self.calls += 1
-        return p
+    @property
+    def calls(self) -> int: return sum(r.calls for r in self.readers)
 
     def probability(self, premise: str, hypothesis: str) -> float:
         "The model's P(Yes) that `premise` supports `hypothesis`, averaged over the prompts."
-        return sum(self._p(s, t, premise, hypothesis) for s, t in self.prompts) / len(self.prompts)
+        return sum(r.probability(premise, hypothesis) for r in self.readers) / len(self.readers)
 
     def verdict(self, premise: str, hypothesis: str) -> Verdict:
         "Grounding first (free); the model only for a claim that passes it."
