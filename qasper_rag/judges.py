@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import Question
-from .metrics import LexicalJudge, cohen_kappa, KappaResult, judge_claim, asserted_text, _STOP
+from .metrics import LexicalJudge, cohen_kappa, KappaResult, judge_claim, judge_entails, asserted_text, _STOP
 from .generate import ProbabilityCache
 
 # %% auto #0
 __all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'GROUNDED_PROMPTS', 'GROUNDED_THRESHOLD', 'GROUNDED_MIN_COVERAGE',
            'GROUNDED_WINDOW', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge',
-           'claim_terms', 'numbers', 'Grounding', 'grounding', 'Verdict', 'GroundedJudge', 'load_judge', 'judge_name',
-           'gold_support', 'JudgedSentence', 'agreement', 'export_labelling', 'read_labels', 'LabelItem', 'split_cited',
-           'read_label_items', 'label_agreement', 'check_labels']
+           'claim_terms', 'numbers', 'misbound_numbers', 'Grounding', 'grounding', 'Verdict', 'GroundedJudge',
+           'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement', 'export_labelling', 'read_labels',
+           'LabelItem', 'split_cited', 'read_label_items', 'label_agreement', 'check_labels']
 
 # %% ../nbs/16_judges.ipynb #448011a3
 class JudgeUnavailable(RuntimeError):
@@ -172,6 +172,32 @@ def numbers(text: str, standalone: bool = True) -> set[str]:
     "Numbers in `text` without thousands separators; `standalone` skips digits inside names (SST-2, BIBREF2, 500.15.6)."
     return {n.replace(",", "") for n in (_CLAIM_NUM if standalone else _ANY_NUM).findall(text)}
 
+# %% ../nbs/16_judges.ipynb #781582df
+_TOKEN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*|\d+(?:,\d{3})*(?:\.\d+)?")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_UNIT_SKIP = _STOP | frozenset("million billion thousand hundred percent".split())
+
+def _unit_tokens(text: str) -> list[str]:
+    "Words (stemmed) and standalone numbers (no separators) in order; a word with digits (SST-2, BIBREF6) is one word."
+    st = _stemmer()
+    return [t.replace(",", "") if _NUMBER.fullmatch(t.replace(",", "")) else st.stem(t.lower()) for t in _TOKEN.findall(text)]
+
+def misbound_numbers(premise: str, hypothesis: str, reach: int = 3) -> tuple[str, ...]:
+    """The claim's numbers bound to the wrong noun: "826,987 questions" where the passage follows 826,987 with other
+    words but puts "question" right after another number (2,714 question-answer pairs). A number absent from the
+    passage, or a noun the passage never puts after any number, is not judged here."""
+    c, p = _unit_tokens(asserted_text(hypothesis)), _unit_tokens(premise)
+    isnum = lambda t: bool(_NUMBER.fullmatch(t))
+    after = lambda toks, j: toks[j + 1:j + 1 + reach]
+    out = []
+    for i, t in enumerate(c):
+        if not isnum(t): continue
+        unit = next((w for w in c[i + 1:i + 3] if not isnum(w) and w not in _UNIT_SKIP and w.isalpha()), None)
+        mine = [j for j, x in enumerate(p) if x == t]
+        if unit is None or not mine or any(unit in after(p, j) for j in mine): continue
+        if any(isnum(x) and x != t and unit in after(p, j) for j, x in enumerate(p)): out.append(f"{t} {unit}")
+    return tuple(out)
+
 # %% ../nbs/16_judges.ipynb #565fcb78
 def _windows(premise: str, size: int) -> list[str]:
     ss = [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
@@ -184,26 +210,32 @@ class Grounding:
     missing: tuple[str, ...]  # the claim's terms absent from that window
     numbers_missing: tuple[str, ...]  # the claim's numbers found nowhere in the passage
     span: str = ""  # the best window itself: what a grounded judge's model reads
+    misbound: tuple[str, ...] = ()  # "number noun" pairs of the claim whose noun the passage gives another number, never this one
 
 def grounding(premise: str, # the cited passage(s)
               hypothesis: str, # the claim
               window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
+              question: str | None = None, # the question: words that only restate it need not be in the passage
              ) -> Grounding:
-    "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives."
+    "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives or gives to another noun."
     terms = list(dict.fromkeys(claim_terms(asserted_text(hypothesis))))  # a judged bare Yes/No: its question's words
+    if question and asserted_text(hypothesis) == hypothesis:  # a claim (not a judged Yes/No): what it adds to the question
+        asked = set(claim_terms(question))
+        terms = [t for t in terms if t not in asked] or terms  # a claim that only restates the question keeps all its terms
     nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))
-    if not terms: return Grounding(1.0, (), nums, premise)
+    mis = misbound_numbers(premise, hypothesis)
+    if not terms: return Grounding(1.0, (), nums, premise, mis)
     best, miss, span = -1.0, (), premise
     for w in _windows(premise, window):
         have = set(claim_terms(w))
         m = tuple(t for t in terms if t not in have)
         if (c := 1 - len(m) / len(terms)) > best: best, miss, span = c, m, w
-    return Grounding(round(best, 4), miss, nums, span)
+    return Grounding(round(best, 4), miss, nums, span, mis)
 
 # %% ../nbs/16_judges.ipynb #bd51306f
 GROUNDED_PROMPTS = ((JUDGE_SYSTEM, JUDGE_PROMPT),)  # the Yes/No question of `LLMJudge`, read on the best window of the passage
 # fitted on the label items of the 10 shared train papers (55 items): threshold on P(Yes), coverage and window size
-GROUNDED_THRESHOLD, GROUNDED_MIN_COVERAGE, GROUNDED_WINDOW = 0.5, 0.7, 3
+GROUNDED_THRESHOLD, GROUNDED_MIN_COVERAGE, GROUNDED_WINDOW = 0.5, 0.8, 3
 
 # %% ../nbs/16_judges.ipynb #8ba1177c
 @dataclass(frozen=True)
@@ -217,7 +249,10 @@ class Verdict:
 class GroundedJudge:
     """The offline default judge: lexical grounding (one window of `window` sentences holds the claim's terms, every
     number of the claim is in the passage), then the embedded LLM's P(Yes) on that window (averaged over `prompts`).
-    Its numbers are reported as produced by `grounded:<model>`; TRUE NLI (`TrueJudge`) stays the reference judge."""
+    Given the question, words a claim only repeats from it need not be in the passage, and a number bound to the
+    wrong noun fails. Its numbers are reported as produced by `grounded:<model>`; TRUE NLI (`TrueJudge`) stays the
+    reference judge."""
+    uses_question = True  # `judge_entails` passes the question
     def __init__(self, generator, # anything with `yes_probability(messages)` and a `name`
                  threshold: float = GROUNDED_THRESHOLD, # mean P(Yes) needed
                  min_coverage: float = GROUNDED_MIN_COVERAGE, # share of the claim's terms one window must hold
@@ -240,16 +275,17 @@ class GroundedJudge:
         "The model's P(Yes) that `premise` supports `hypothesis`, averaged over the prompts."
         return sum(r.probability(premise, hypothesis) for r in self.readers) / len(self.readers)
 
-    def verdict(self, premise: str, hypothesis: str) -> Verdict:
+    def verdict(self, premise: str, hypothesis: str, question: str | None = None) -> Verdict:
         "Grounding first (free); the model only for a claim that passes it."
-        g = grounding(premise, hypothesis, self.window)
+        g = grounding(premise, hypothesis, self.window, question)
         if self.numbers and g.numbers_missing: return Verdict(False, None, g, f"number(s) not in the passage: {', '.join(g.numbers_missing)}")
+        if self.numbers and g.misbound: return Verdict(False, None, g, f"number(s) given to another noun in the passage: {', '.join(g.misbound)}")
         if g.coverage < self.min_coverage: return Verdict(False, None, g, f"not in the passage: {', '.join(g.missing[:6])}")
         p = self.probability(g.span if self.reads == "window" else premise, hypothesis)
         return Verdict(p >= self.threshold, round(p, 4), g, "supported" if p >= self.threshold else f"the model doubts it (P(Yes)={p:.2f})")
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
-        return self.verdict(premise, hypothesis).supported
+    def entails(self, premise: str, hypothesis: str, question: str | None = None) -> bool:
+        return self.verdict(premise, hypothesis, question).supported
 
 # %% ../nbs/16_judges.ipynb #9c559444
 JUDGES = ("grounded", "llm", "lexical", "true", "none")
@@ -401,7 +437,7 @@ def check_labels(items: Sequence[LabelItem], judge, # anything with `entails(pre
                  progress: bool = False) -> dict:
     "Run `judge` on every labelled pair and report its agreement with the labels, overall and per group."
     from tqdm.auto import tqdm
-    verdicts = {i.item_id: int(bool(judge.entails(premise=i.premise, hypothesis=i.hypothesis)))
+    verdicts = {i.item_id: int(judge_entails(judge, i.premise, i.hypothesis, i.question))
                 for i in tqdm(items, desc="judging labelled claims", disable=not progress)}
     out = {"judge": judge_name(judge), **label_agreement([verdicts[i.item_id] for i in items], [i.label for i in items])}
     if groups:

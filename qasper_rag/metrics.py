@@ -18,9 +18,10 @@ from .prompts import citation_ids, split_sentences, strip_citations
 # %% auto #0
 __all__ = ['ANSWER_TYPES', 'normalize_answer', 'token_f1', 'evidence_f1', 'Reference', 'text_evidence', 'reference',
            'gold_from_corpus', 'Prediction', 'as_prediction', 'QuestionScore', 'score_questions', 'aggregate_scores',
-           'score', 'PredictionsError', 'read_predictions', 'write_predictions', 'Judge', 'content_tokens',
-           'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim', 'asserted_text',
-           'CitationReport', 'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci', 'fmt_mean', 'fmt_scores']
+           'score', 'PredictionsError', 'read_predictions', 'write_predictions', 'Judge', 'judge_entails',
+           'content_tokens', 'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim',
+           'asserted_text', 'CitationReport', 'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci',
+           'fmt_mean', 'fmt_scores']
 
 # %% ../nbs/15_metrics.ipynb #b1136efd
 ANSWER_TYPES = ("extractive", "abstractive", "boolean", "none")
@@ -173,6 +174,12 @@ class Judge(Protocol):
     "Decides whether `premise` (passages) entails `hypothesis` (a claim)."
     def entails(self, premise: str, hypothesis: str) -> bool: ...
 
+def judge_entails(judge: Judge, premise: str, hypothesis: str, question: str | None = None) -> bool:
+    "Ask `judge`; one that reads the question too (`uses_question = True`, like the grounded judge) is given it."
+    if question is not None and getattr(judge, "uses_question", False):
+        return bool(judge.entails(premise=premise, hypothesis=hypothesis, question=question))
+    return bool(judge.entails(premise=premise, hypothesis=hypothesis))
+
 _STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been being it its this that
 these those they them their we our you he she his her which who whom what when where why how than then there here so such can
 could will would shall should may might must do does did has have had into onto over under about also only very more most""".split())
@@ -232,7 +239,7 @@ def _judge_sentence(sent: str, passages: Sequence[str], judge: Judge, max_citati
     if not kept or not ok: return zero
     memo: dict[tuple[int, ...], bool] = {}
     def nli(cs: tuple[int, ...]) -> bool:
-        if cs not in memo: memo[cs] = bool(judge.entails(premise="\n".join(passages[i - 1] for i in cs), hypothesis=hyp))
+        if cs not in memo: memo[cs] = judge_entails(judge, "\n".join(passages[i - 1] for i in cs), hyp, question)
         return memo[cs]
     if not nli(kept): return zero
     others = lambda c: tuple(x for x in kept if x != c)

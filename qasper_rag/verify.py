@@ -11,7 +11,7 @@ from dataclasses import dataclass, asdict
 from typing import Sequence
 from .chunking import Chunk
 from .judges import Verdict, grounding, claim_terms
-from .metrics import judge_claim
+from .metrics import judge_claim, judge_entails
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 
 # %% auto #0
@@ -113,13 +113,21 @@ class Verifier:
         self.judge, self.gen, self.candidates, self.rewrite, self.max_citations = judge, generator, candidates, rewrite, max_citations
         self._generations = 0  # rewrites generated in the current `check`
 
-    def _verdict(self, premise: str, hypothesis: str) -> Verdict:
-        if hasattr(self.judge, "verdict"): return self.judge.verdict(premise, hypothesis)
-        ok = bool(self.judge.entails(premise=premise, hypothesis=hypothesis))
-        return Verdict(ok, None, grounding(premise, hypothesis), "supported" if ok else "the judge says no")
+    def _verdict(self, premise: str, hypothesis: str, question: str) -> Verdict:
+        if hasattr(self.judge, "verdict"): return self.judge.verdict(premise, hypothesis, question)
+        ok = judge_entails(self.judge, premise, hypothesis, question)
+        return Verdict(ok, None, grounding(premise, hypothesis, question=question), "supported" if ok else "the judge says no")
 
     def _judge(self, question: str, claim: str, passages: Sequence[Chunk], docs: Sequence[int]) -> Verdict:
-        return self._verdict("\n".join(passages[d - 1].body for d in docs), judge_claim(claim, question))
+        return self._verdict("\n".join(passages[d - 1].body for d in docs), judge_claim(claim, question), question)
+
+    def _also(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...]) -> tuple[int, ...]:
+        "`docs` and the other passages sent that support `claim` on their own too (best grounded first, up to `max_citations`)."
+        if judge_claim(claim, question) != claim or len(docs) >= self.max_citations: return docs
+        cover = {d: grounding(passages[d - 1].body, claim, 3, question).coverage for d in range(1, len(passages) + 1) if d not in docs}
+        for d in sorted(cover, key=lambda d: -cover[d])[:self.candidates]:
+            if len(docs) < self.max_citations and self._judge(question, claim, passages, (d,)).supported: docs = docs + (d,)
+        return docs
 
     def _quote(self, question: str, claim: str, chunk: Chunk, n: int) -> str | None:
         "A sentence of `chunk` that answers the question, verbatim: chosen by the model under a grammar, else by word overlap."
@@ -138,7 +146,9 @@ class Verifier:
         if s.claim == NO_ANSWER: return CheckedSentence(s.text, s.claim, (), s.text, "no answer")
         docs = tuple(s.citations[:self.max_citations])
         first = self._judge(question, s.claim, passages, docs) if docs else None
-        if first is not None and first.supported: return CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason)
+        if first is not None and first.supported:
+            if (more := self._also(question, s.claim, passages, docs)) == docs: return CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason)
+            return CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}", first.p, first.reason)
         reason = first.reason if first is not None else "no citation"
         hyp = judge_claim(s.claim, question)
         cover = {d: grounding(passages[d - 1].body, hyp).coverage for d in range(1, len(passages) + 1)}
@@ -146,11 +156,12 @@ class Verifier:
         tries = [(d,) for d in others] + ([docs[:self.max_citations - 1] + (others[0],)] if docs and others else [])
         for t in tries:  # another passage, or the cited one with the best other: several passages may be needed
             if (v := self._judge(question, s.claim, passages, t)).supported:
+                t = self._also(question, s.claim, passages, t)
                 return CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}", v.p, reason)
         if self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
             best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3).coverage, d in docs))
             quote = self._quote(question, s.claim, passages[best - 1], best)
-            if quote and (v := self._judge(question, quote, passages, (best,))).supported:
+            if quote and set(claim_terms(quote)) & set(claim_terms(question)) and (v := self._judge(question, quote, passages, (best,))).supported:
                 return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
         return CheckedSentence("", s.claim, (), s.text, "removed", f"removed: {reason}", None, reason)
 
@@ -166,7 +177,7 @@ class Verifier:
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
 def agree_short_answer(question: str, short: str, v: Verification,
-                       passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span found in a cited one agrees
+                       passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span the model read in one of them agrees
                       ) -> tuple[Verification, str, str | None]:
     "The verified answer and the short answer made to agree; returns both and what changed (None: nothing)."
     unanswerable = short.strip().lower().startswith("unanswerable")
@@ -181,8 +192,7 @@ def agree_short_answer(question: str, short: str, v: Verification,
         return v, new, f"no short answer -> {new!r}, from the verified answer"
     if short.strip(" .").lower() in ("yes", "no"): return v, short, None
     terms = set(claim_terms(short))
-    cited = {d for s in kept for d in s.citations if 1 <= d <= len(passages)}
-    shown = set(claim_terms(" ".join([s.claim for s in kept] + [passages[d - 1] for d in cited])))
+    shown = set(claim_terms(" ".join([s.claim for s in kept] + list(passages))))
     if terms and len(terms & shown) / len(terms) < 0.5:
-        return v, first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in its passages"
+        return v, first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in any passage sent"
     return v, short, None
