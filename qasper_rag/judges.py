@@ -215,11 +215,13 @@ class Grounding:
 def grounding(premise: str, # the cited passage(s)
               hypothesis: str, # the claim
               window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
-              question: str | None = None, # the question: words that only restate it need not be in the passage
+              question: str | None = None, # the question: words a claim without numbers only repeats from it need not be in the passage
              ) -> Grounding:
     "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives or gives to another noun."
     terms = list(dict.fromkeys(claim_terms(asserted_text(hypothesis))))  # a judged bare Yes/No: its question's words
-    if question and asserted_text(hypothesis) == hypothesis:  # a claim (not a judged Yes/No): what it adds to the question
+    if question and asserted_text(hypothesis) == hypothesis and not numbers(hypothesis):  # what a claim adds to its question
+        # (a judged Yes/No is its question; a number keeps its subject: "the seed lexicon has 100,000 words" must not pass
+        # on "the vocabulary size was 100,000 ... words")
         asked = set(claim_terms(question))
         terms = [t for t in terms if t not in asked] or terms  # a claim that only restates the question keeps all its terms
     nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))

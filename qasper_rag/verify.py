@@ -109,8 +109,11 @@ class Verifier:
                  generator=None, # for rewrites: quotes chosen by the model under a grammar (None: the best-overlapping sentence)
                  candidates: int = 2, # other passages tried, best lexical grounding first, before a rewrite
                  rewrite: bool = True, # rewrite from the best passage before removing
-                 max_citations: int = 3):
+                 max_citations: int = 3,
+                 quote_options: int = 3, # at most this many sentences tied at the best overlap are offered to the model
+                ):
         self.judge, self.gen, self.candidates, self.rewrite, self.max_citations = judge, generator, candidates, rewrite, max_citations
+        self.quote_options = quote_options
         self._generations = 0  # rewrites generated in the current `check`
 
     def _verdict(self, premise: str, hypothesis: str, question: str) -> Verdict:
@@ -130,17 +133,22 @@ class Verifier:
         return docs
 
     def _quote(self, question: str, claim: str, chunk: Chunk, n: int) -> str | None:
-        "A sentence of `chunk` that answers the question, verbatim: chosen by the model under a grammar, else by word overlap."
-        options = [s for s in quotable_sentences(chunk.body) if not _CITE_LIKE.search(s)]
-        if not options: return None
-        if self.gen is not None and getattr(self.gen, "supports_grammar", False):
+        """A sentence of `chunk` that answers the question, verbatim: the prose sentence sharing most words with the
+        question and the claim (and at least one with the question: the acknowledgements are prose too); between
+        sentences tied at the best (up to `quote_options`), the model picks under a grammar."""
+        asked, want = set(claim_terms(question)), set(claim_terms(f"{question} {claim}"))
+        scored = [(len(want & set(claim_terms(s))), s) for s in quotable_sentences(chunk.body, limit=1000)
+                  if not _CITE_LIKE.search(s) and asked & set(claim_terms(s))]
+        top = max((k for k, _ in scored), default=0)
+        options = [s for k, s in scored if k == top][:self.quote_options]  # paper order among the tied
+        if len(options) > 1 and self.gen is not None and getattr(self.gen, "supports_grammar", False):
+            body = " ".join(options)
             msgs = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": QUOTE_PROMPT.format(n=n, section=chunk.section, body=chunk.body.strip(), question=question)}]
+                    {"role": "user", "content": QUOTE_PROMPT.format(n=n, section=chunk.section, body=body, question=question)}]
             text = self.gen.generate(msgs, max_tokens=160, temperature=0.0, grammar=quote_grammar(options)).text.strip()
             self._generations += 1
             if text in options: return text
-        want = set(claim_terms(f"{question} {claim}"))
-        return max(options, key=lambda s: len(want & set(claim_terms(s))))
+        return options[0] if options else None
 
     def _check_one(self, question: str, s: CitedSentence, passages: Sequence[Chunk]) -> CheckedSentence:
         if s.claim == NO_ANSWER: return CheckedSentence(s.text, s.claim, (), s.text, "no answer")
@@ -151,7 +159,7 @@ class Verifier:
             return CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}", first.p, first.reason)
         reason = first.reason if first is not None else "no citation"
         hyp = judge_claim(s.claim, question)
-        cover = {d: grounding(passages[d - 1].body, hyp).coverage for d in range(1, len(passages) + 1)}
+        cover = {d: grounding(passages[d - 1].body, hyp, 3, question).coverage for d in range(1, len(passages) + 1)}
         others = sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]
         tries = [(d,) for d in others] + ([docs[:self.max_citations - 1] + (others[0],)] if docs and others else [])
         for t in tries:  # another passage, or the cited one with the best other: several passages may be needed
@@ -161,7 +169,7 @@ class Verifier:
         if self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
             best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3).coverage, d in docs))
             quote = self._quote(question, s.claim, passages[best - 1], best)
-            if quote and set(claim_terms(quote)) & set(claim_terms(question)) and (v := self._judge(question, quote, passages, (best,))).supported:
+            if quote and (v := self._judge(question, quote, passages, (best,))).supported:
                 return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
         return CheckedSentence("", s.claim, (), s.text, "removed", f"removed: {reason}", None, reason)
 
