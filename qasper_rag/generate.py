@@ -22,9 +22,9 @@ __all__ = ['Messages', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSIO
            'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
            'Generation', 'GeneratorError', 'GeneratorUnavailable', 'Generator', 'yes_no_probability',
            'ProbabilityCache', 'concat_parts', 'PartedFile', 'installed_parts', 'pip_install', 'gguf_path',
-           'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path', 'default_threads', 'GGUFTokenizer',
-           'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer', 'free_port', 'LlamaServer',
-           'load_generator']
+           'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path', 'llama_cmake_args', 'default_threads',
+           'GGUFTokenizer', 'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer',
+           'free_port', 'LlamaServer', 'load_generator']
 
 # %% ../nbs/12_generate.ipynb #fd9282dc
 Messages = list[dict]  # OpenAI chat messages: [{"role": "system" | "user" | "assistant", "content": str}, ...]
@@ -270,8 +270,17 @@ def smollm2_gguf_path(install: bool = False, progress: bool = True) -> Path:
     return f
 
 # %% ../nbs/12_generate.ipynb #463815db
-LLAMA_CPP_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON "
-                        "-DGGML_AVX512=ON -DGGML_AVX512_VBMI=ON -DGGML_AVX512_VNNI=ON -DGGML_AVX_VNNI=OFF")
+_GGML_ISA = (("avx", "AVX"), ("avx2", "AVX2"), ("fma", "FMA"), ("f16c", "F16C"), ("bmi2", "BMI2"), ("avx512f", "AVX512"),
+             ("avx512vbmi", "AVX512_VBMI"), ("avx512_vnni", "AVX512_VNNI"), ("avx_vnni", "AVX_VNNI"))  # cpuinfo flag, GGML option
+
+def llama_cmake_args(cpuinfo: str | Path = "/proc/cpuinfo") -> str:
+    "CMAKE_ARGS for llama.cpp with the instruction sets this CPU lists, as `scripts/llama_cmake_args.sh` (empty without cpuinfo)."
+    try: line = next((l for l in Path(cpuinfo).read_text().splitlines() if l.startswith("flags")), "")
+    except OSError: return ""
+    have = set(line.partition(":")[2].split())
+    return " ".join(["-DGGML_NATIVE=OFF"] + [f"-DGGML_{opt}=ON" for flag, opt in _GGML_ISA if flag in have]) if line else ""
+
+LLAMA_CPP_CMAKE_ARGS = llama_cmake_args()
 LLAMA_CPP_PIP = (f'CMAKE_ARGS="{LLAMA_CPP_CMAKE_ARGS}" CMAKE_BUILD_PARALLEL_LEVEL=2 '
                  'python -m pip install "llama-cpp-python[server]==0.3.36"')
 

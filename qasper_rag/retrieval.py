@@ -266,21 +266,24 @@ Retriever.retrieve = _retrieve
 
 # %% ../nbs/10_retrieval.ipynb #244f5db7
 class _VectorRelevance:
-    "CRAG relevance of the packed chunks from their cached vectors; other texts (refine strips) go to the scorer."
+    "CRAG relevance of the packed chunks from their cached vectors; any other texts (refine strips) go to the scorer."
     name = "cosine"
-    def __init__(self, ids, scores, fallback): self.n, self.scores, self.fallback = len(ids), scores, fallback
+    def __init__(self, texts, scores, fallback): self.texts, self.scores, self.fallback = list(texts), scores, fallback
     def score(self, question: str, texts) -> np.ndarray:
-        return self.scores if len(texts) == self.n else self.fallback().score(question, texts)
+        # the texts themselves decide, not their number: a chunk with as many sentences as there are packed chunks
+        # must get its sentences scored, not the chunks' cached scores
+        return self.scores if list(texts) == self.texts else self.fallback().score(question, texts)
 
 def _crag_step(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context):
     "Label the packed passages; drop Incorrect ones in `remove` mode."
     ids, cfg = list(ctx.chunk_ids), self.config.crag
     if not ids or cfg.mode == "off": return ctx, [], []
+    texts = [idx.chunked.by_id[i].text for i in ids]
     if cfg.scorer == "embedding" and idx.vectors is not None and qv is not None:  # reuse the chunk vectors
         pos = {c: k for k, c in enumerate(idx.ids)}
-        scorer = _VectorRelevance(ids, idx.vectors[[pos[i] for i in ids]] @ qv, lambda: self.crag_scorer)
+        scorer = _VectorRelevance(texts, idx.vectors[[pos[i] for i in ids]] @ qv, lambda: self.crag_scorer)
     else: scorer = self.crag_scorer
-    kept, removed = apply_crag(question, ids, [idx.chunked.by_id[i].text for i in ids], scorer, cfg)
+    kept, removed = apply_crag(question, ids, texts, scorer, cfg)
     if cfg.mode == "labels": return ctx, kept, []
     keep = {l.id for l in kept}
     ctx = Context(tuple(i for i in ids if i in keep), sum(idx.chunked.by_id[i].n_tokens for i in keep), ctx.budget,

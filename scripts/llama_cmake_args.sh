@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # CMAKE_ARGS for building llama-cpp-python on this CPU, from the instruction sets it really has.
 # A default build uses -march=native, which on some virtual machines enables instructions the CPU
-# advertises but cannot run (AMX) and dies with "Illegal instruction" at the first model call;
-# MODELS.md's fixed list also enabled AVX-VNNI, which some of these CPUs lack. So: native off, and
-# each instruction set on only if /proc/cpuinfo lists it. Elsewhere (macOS, no cpuinfo) print
-# nothing and let llama.cpp choose.
+# advertises but cannot run (AMX) and dies with "Illegal instruction" at the first model call; a
+# fixed list of flags fails elsewhere (AVX-VNNI forced on crashes the AMD EPYC machines, which lack
+# it; see "Installing" in ../shared/docs/MODELS.md, the shared notes beside this repository). So:
+# native off, and each instruction set on only if /proc/cpuinfo lists it. Elsewhere (macOS, no
+# cpuinfo) print nothing and let llama.cpp choose. qasper_rag.generate.llama_cmake_args() applies
+# the same rule (tests/test_defects.py holds the two to the same output).
+# Usage: scripts/llama_cmake_args.sh [CPUINFO]   (default /proc/cpuinfo)
 set -u
-flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null) || exit 0
+flags=$(grep -m1 '^flags' "${1:-/proc/cpuinfo}" 2>/dev/null) || exit 0
 [ -n "$flags" ] || exit 0
 args="-DGGML_NATIVE=OFF"
 has() { case " $flags " in *" $1 "*) return 0;; esac; return 1; }

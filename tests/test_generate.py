@@ -247,6 +247,24 @@ def test_grammar_constrains_both_backends(server, small):
         small.generate(cite, max_tokens=5, grammar="root ::= (")
 
 
+@pytest.mark.parametrize("question, bodies", [
+    ("How many words are in the seed lexicon?", ["The seed lexicon consists of 15 positive words and 15 negative words.", "We train for 3 epochs."]),
+    ("What is the margin on MCTest-500?", ["The margin between our best system and NR is 15.6/16.5 on MCTest-150 and 7.3/4.6 on MCTest-500.",
+                                           "Results are in Table 2."])])
+def test_grammar_lets_a_sentence_that_ends_on_a_number_end(small, question, bodies):
+    """SmolLM2 ends these sentences on a number ("... is 15." / "... on MCTest-500."). When the grammar read that period only as
+    a decimal point, it went on "15.15.15.15..." / "MCTest-500.25% of ..." to the 200-token cut, uncited and with no short answer."""
+    from qasper_rag.chunking import Chunk
+    from qasper_rag.prompts import answer_grammar, build_messages, check_citations, parse_output
+    ps = [Chunk(f"p:s{k}c0", "p", "text", "Results", f"Title: T. Section: Results. {b}", 10, 0, prefix_chars=len("Title: T. Section: Results. "))
+          for k, b in enumerate(bodies)]
+    out = small.generate(build_messages(question, ps, "T"), max_tokens=200, grammar=answer_grammar(2))
+    assert out.finish_reason == "stop", out.text
+    parsed = parse_output(out.text)
+    sents = check_citations(parsed.answer, 2)
+    assert parsed.short_answer and sents and all(s.citations and not s.rejected for s in sents), out.text
+
+
 def test_server_generate_many_keeps_order(server):
     http = OpenAIGenerator(server.base_url, max_concurrency=3)  # model id asked from /v1/models
     asks = [[{"role": "user", "content": "Say hello. " * k}] for k in (5, 1, 9, 3, 7)]
