@@ -47,8 +47,9 @@ test-py:
 	$(BIN)/pytest -q tests
 
 # the main job on the embedded default: a cited answer to a real question about a shared paper
+# the demo runs alone: every core for llama.cpp (commands default to half, safe beside other jobs)
 demo: models
-	$(BIN)/qasper-rag ask --data $(DATA) --paper $(PAPER) "$(QUESTION)"
+	$(BIN)/qasper-rag ask --threads $$(nproc) --data $(DATA) --paper $(PAPER) "$(QUESTION)"
 
 # the full offline report (reports/offline-full): the evaluation run over every shared question (resumed from the
 # committed records, else about an hour on two cores), ablations, table vs text, measurement-bug replays, failures
