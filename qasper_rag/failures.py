@@ -1,4 +1,4 @@
-"""For every gold evidence item that did not reach the model: the rank of its chunk after each stage (BM25, dense, fusion, rerank, final ranking, packing) and the stage that lost it.
+"""For every question: its answer and outcome, and for each gold evidence item the rank of its chunks after each stage (BM25, dense, fusion, rerank, LLM rerank, final ranking, packing) and the stage that lost it.
 
 Docs: https://qasper-rag.github.io/qasper_rag/failures.html.md"""
 
@@ -7,15 +7,16 @@ Docs: https://qasper-rag.github.io/qasper_rag/failures.html.md"""
 # %% ../nbs/25_failures.ipynb #7d37ff3a
 from __future__ import annotations
 from dataclasses import dataclass, asdict
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import FLOAT_PREFIX, QasperCorpus, Question
 
 # %% auto #0
-__all__ = ['STAGES', 'gold_chunks', 'trace', 'explore', 'failures_frame']
+__all__ = ['STAGES', 'OPEN_ON_LINK', 'gold_chunks', 'trace', 'explore', 'failures_frame', 'stages_run', 'verdicts',
+           'question_table', 'passages_sent', 'details_html']
 
 # %% ../nbs/25_failures.ipynb #0cc88a02
-STAGES = ("bm25", "dense", "fused", "reranked", "final")
+STAGES = ("bm25", "dense", "fused", "reranked", "llm", "final")
 
 def gold_chunks(cp: ChunkedPaper, ev: str) -> list[str]:
     "Ids of the chunks that hold (all or part of) gold item `ev`."
@@ -66,3 +67,84 @@ def failures_frame(rows: Sequence[dict], stage: str | None = None, kind: str | N
     if kind: df = df[df.kind == kind]
     if paper: df = df[df.paper_id == paper]
     return df
+
+# %% ../nbs/25_failures.ipynb #ad38a1cd
+def stages_run(rows: Sequence[dict]) -> list[str]:
+    "The stages of `STAGES` with a rank for at least one item (a stage the configuration skips has none)."
+    return [s for s in STAGES if any(r.get(f"rank_{s}") is not None for r in rows)]
+
+def _items(xs) -> str: return " · ".join("–" if x is None else str(x) for x in xs)
+
+def verdicts(line: Mapping) -> str:
+    "The judge's verdicts on an answer's cited sentences, and what verification did to them."
+    r, sents = line["record"], (line.get("alce") or {}).get("sentences") or []
+    out = [f"{sum(bool(s.get('recall')) for s in sents)}/{len(sents)} cited sentences supported"] if sents else []
+    counts = {k: v for k, v in ((r.get("verification") or {}).get("counts") or {}).items() if v}
+    if counts: out.append(", ".join(f"{v} {k}" for k, v in counts.items()))
+    if r.get("failed"): out.append("failed")
+    return "; ".join(out) or "no cited sentence"
+
+def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed_only=False)`
+                   lines: Sequence[Mapping] = (), # an evaluation run's records, joined by question id
+                   answer_f1: Mapping[str, float] | None = None, # official Answer-F1 per question id
+                   link: bool = False, # question ids as links to their detail view (`details_html`), for a page
+                  ):
+    "One row per question: answer and outcome (when a run is given), evidence recall, and per gold item the stage that lost it and its ranks."
+    import pandas as pd
+    from html import escape
+    esc = escape if link else (lambda x: x)  # a page renders the cells as HTML: text is escaped there
+    by_q: dict[str, list[dict]] = {}
+    for r in rows: by_q.setdefault(r["question_id"], []).append(r)
+    runs = {l["question_id"]: l for l in lines}
+    out = []
+    for qid in [*by_q, *(q for q in runs if q not in by_q)]:
+        its, l = by_q.get(qid, []), runs.get(qid)
+        first = its[0] if its else {"paper_id": l["paper_id"], "question": l["question"]}
+        row = {"question_id": f'<a href="#q-{qid}">{qid}</a>' if link and l else qid, "paper": first["paper_id"], "question": esc(first["question"])}
+        if lines:
+            rec = l["record"] if l else {}
+            row |= {"short answer": esc(rec.get("short_answer", "")),
+                    "Answer-F1": None if answer_f1 is None or qid not in answer_f1 else round(answer_f1[qid], 3),
+                    "citations": verdicts(l) if l else "not in the run"}
+        reached = sum(r["lost_at"] == "reached" for r in its)
+        row |= {"evidence recall": round(reached / len(its), 3) if its else None, "gold items": len(its), "lost": len(its) - reached,
+                "kind": _items(r["kind"] for r in its), "lost at": _items(r["lost_at"] for r in its),
+                **{f"rank: {s}": _items(r[f"rank_{s}"] for r in its) for s in stages_run(rows)},
+                "passages sent": its[0]["passages_sent"] if its else None}
+        if lines: row["answer"] = esc(l["record"].get("answer", "") if l else "")  # last: the longest cell
+        out.append(row)
+    return pd.DataFrame(out)
+
+# %% ../nbs/25_failures.ipynb #d459fcb3
+def passages_sent(line: Mapping, cp: ChunkedPaper, q: Question) -> list[dict]:
+    "The passages sent for one answered question: doc number, section, chunk id, cited by the answer, holds gold evidence, CRAG label, text."
+    cited = {c for s in line["record"].get("sentences", []) for c in s.get("citations", [])}
+    gold = {cid for ev in q.evidence for cid in gold_chunks(cp, ev)}
+    return [{"doc": c["doc"], "section": c.get("section", ""), "chunk_id": c["chunk_id"], "cited": c["doc"] in cited,
+             "gold": c["chunk_id"] in gold, "label": c.get("label", ""), "text": cp.by_id[c["chunk_id"]].text if c["chunk_id"] in cp.by_id else ""}
+            for c in line["record"].get("context", [])]
+
+def details_html(line: Mapping, passages: Sequence[dict], answer_f1: float | None = None, chars: int = 400) -> str:
+    "One question's detail view as an HTML `<details>` element with the id `q-<question id>`: answer, outcome, passages sent."
+    from html import escape as e
+    r, qid = line["record"], line["question_id"]
+    said = lambda s: e(s["text"]) if s.get("text") else f"<del>{e(s.get('original', ''))}</del>"  # a removed sentence: struck out
+    sents = "".join(f"<li>{said(s)} <i>({e(s.get('status') or 'as written')})</i></li>" for s in r.get("sentences", []))
+    rows = "".join(f"<tr><td>Doc {p['doc']}</td><td>{'cited' if p['cited'] else ''}</td><td>{'gold' if p['gold'] else ''}</td>"
+                   f"<td>{e(p['label'] or '')}</td><td>{e(p['chunk_id'])}<br>{e(p['section'] or '')}</td>"
+                   f"<td>{e(p['text'][:chars])}{'…' if len(p['text']) > chars else ''}</td></tr>" for p in passages)
+    f1 = "" if answer_f1 is None else f"; Answer-F1 {answer_f1:.3f}"
+    notice = f"<p>{e(r['notice'])}</p>" if r.get("notice") else ""
+    return (f'<details id="q-{e(qid)}" class="question-detail"><summary><code>{e(qid)}</code> ({e(line["paper_id"])}): {e(line["question"])}</summary>'
+            f"<p><b>Short answer:</b> {e(r.get('short_answer') or '')}{f1}{'; failed' if r.get('failed') else ''}</p>"
+            f"<p><b>Answer as delivered:</b> {e(r.get('answer') or '')}</p><ul>{sents}</ul>{notice}"
+            "<table><thead><tr><th>passage</th><th>cited</th><th>gold evidence</th><th>CRAG</th><th>chunk</th><th>text</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></details>")
+
+# a link to #q-<id> opens its <details>: the page's only hand-written script
+OPEN_ON_LINK = """<style>.question-detail td, .question-detail th { text-align: left; vertical-align: top; }</style>
+<script>
+function qasperOpenDetail() { const d = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (d && d.tagName === 'DETAILS') { d.open = true; d.scrollIntoView(); } }
+window.addEventListener('hashchange', qasperOpenDetail); window.addEventListener('load', qasperOpenDetail);
+</script>"""

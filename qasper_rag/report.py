@@ -12,7 +12,9 @@ from typing import Mapping, Sequence
 from .data import project_root
 
 # %% auto #0
-__all__ = ['NOTEBOOKS', 'full_parameters', 'smoke_parameters', 'render', 'write_index', 'make_report']
+__all__ = ['NOTEBOOKS', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters', 'smoke_parameters', 'page_setup',
+           'show_figure', 'findings_markdown', 'show_findings', 'findings_first', 'to_html', 'render', 'write_index',
+           'make_report']
 
 # %% ../nbs/20_report.ipynb #75b14773
 NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
@@ -27,7 +29,7 @@ def full_parameters(out: str | Path, data: str | None = None, generator: str = "
             "ablations": dict(data=d, out_dir=out, limit=lim, hyde_generator=generator, threads=threads, variants=""),
             "table_vs_text": dict(data=d, out_dir=out, ablations_json=str(Path(out)/"ablations.json")),
             "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads, swap_judges="lexical,grounded"),
-            "failures": dict(data=d, out_dir=out, config=config, limit=lim, budget=-1)}
+            "failures": dict(data=d, out_dir=out, run_dir=out, config=config, limit=lim, budget=-1)}
 
 #| export
 def smoke_parameters(out: str | Path) -> dict[str, dict]:
@@ -35,22 +37,83 @@ def smoke_parameters(out: str | Path) -> dict[str, dict]:
     out = str(Path(out).resolve())
     return {"eval_run": dict(run_dir=out), "ablations": dict(out_dir=out),
             "table_vs_text": dict(out_dir=out, ablations_json=str(Path(out)/"ablations.json")),
-            "measurement_bugs": dict(run_dir=out), "failures": dict(out_dir=out)}
+            "measurement_bugs": dict(run_dir=out), "failures": dict(out_dir=out, run_dir=out)}
 
 # %% ../nbs/20_report.ipynb #1b48f7b0
+def page_setup() -> None:
+    "Report-page settings: pandas shows every row and column; tqdm's 'IProgress not found' warning is silenced."
+    import warnings
+    import pandas as pd
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    for k, v in (("display.max_rows", None), ("display.max_columns", None), ("display.width", None), ("display.max_colwidth", 200)):
+        pd.set_option(k, v)
+
+def show_figure(fig, path: str | Path, dpi: int = 120) -> None:
+    "Save `fig` as a PNG at `path` and display the same image inline (so the HTML page embeds it); closes `fig`."
+    import io
+    import matplotlib.pyplot as plt
+    from IPython.display import Image, display
+    buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight"); plt.close(fig)
+    Path(path).write_bytes(buf.getvalue())
+    display(Image(data=buf.getvalue(), format="png"))
+
+def findings_markdown(items: Sequence[str], title: str = "Findings") -> str:
+    "The findings as Markdown: a heading and one bullet per finding."
+    return f"## {title}\n\n" + "\n".join(f"- {x}" for x in items)
+
+def show_findings(items: Sequence[str]) -> None:
+    "Display the page's findings (each a sentence built from computed values, with its n) under a 'Findings' heading."
+    from IPython.display import Markdown, display
+    display(Markdown(findings_markdown(items)))
+
+# %% ../nbs/20_report.ipynb #60ce3697
+FINDINGS_TAG = "findings"
+HIDDEN_INPUT_TAGS = ("findings", "parameters")
+PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
+
+def _tags(c) -> list[str]: return c.get("metadata", {}).get("tags", [])
+def _src(c) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+
+def findings_first(nb, tag: str = FINDINGS_TAG):
+    "Move the cells tagged `tag` (in their order) right after the title, the first Markdown cell starting with '# '."
+    tagged = [c for c in nb["cells"] if tag in _tags(c)]
+    rest = [c for c in nb["cells"] if tag not in _tags(c)]
+    at = next((i + 1 for i, c in enumerate(rest) if c["cell_type"] == "markdown" and _src(c).lstrip().startswith("# ")), 0)
+    nb["cells"] = rest[:at] + tagged + rest[at:]
+    return nb
+
+def to_html(nb, name: str = "report", path: str | Path = ".") -> str:
+    "A self-contained HTML page of the executed notebook `nb`: findings first, tagged inputs hidden, no CDN scripts, images embedded."
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+    c = Config()
+    c.TagRemovePreprocessor.enabled = True
+    c.TagRemovePreprocessor.remove_input_tags = set(HIDDEN_INPUT_TAGS)
+    c.HTMLExporter.embed_images = True
+    ex = HTMLExporter(config=c, extra_loaders=[DictLoader({"qasper_page.html.j2": PAGE_TEMPLATE})], template_file="qasper_page.html.j2")
+    body, _ = ex.from_notebook_node(findings_first(nb), resources={"metadata": {"name": name, "path": str(path)}})
+    return body
+
+# %% ../nbs/20_report.ipynb #fe935fbe
 def render(name: str, params: Mapping, out: str | Path, nbs: str | Path | None = None, timeout: int | None = None,
            progress: bool = True) -> Path:
     "Execute notebook `name` with `params` (papermill) into `out/<name>.ipynb` and render `out/<name>.html`."
+    import nbformat
     import papermill as pm
-    from nbconvert import HTMLExporter
     nbs = Path(nbs or project_root()/"nbs"); out = Path(out); out.mkdir(parents=True, exist_ok=True)
     src = nbs/NOTEBOOKS[name]
     if not src.exists(): raise FileNotFoundError(f"{src}: the report notebook is missing")
     executed = out/f"{name}.ipynb"
     pm.execute_notebook(str(src), str(executed), parameters=dict(params), cwd=str(nbs), kernel_name="python3",
                         progress_bar=progress, execution_timeout=timeout)
-    body, _ = HTMLExporter().from_filename(str(executed))
-    html = out/f"{name}.html"; html.write_text(body, encoding="utf-8")
+    nb = findings_first(nbformat.read(executed, as_version=4))
+    nbformat.write(nb, executed)
+    html = out/f"{name}.html"; html.write_text(to_html(nb, name, out), encoding="utf-8")
     return html
 
 # %% ../nbs/20_report.ipynb #1f81d14f

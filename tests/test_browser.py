@@ -1,0 +1,136 @@
+"""Every rendered report page opened in headless Chromium, as a reader opens it: offline, from disk, with no kernel.
+
+Each page must show every image (loaded, non-zero natural size), open with its findings, log no console error,
+load nothing from the network, show no stderr box and no truncated table; on the failures page the explorer's
+search box must filter its rows. The pages are those of the committed report (`reports/offline-full`), or of
+`$QASPER_REPORT_DIR`. Needs Debian's `chromium` and `chromium-driver` and the `selenium` package (dev extra);
+a machine without them fails here, saying what to install (CI installs them in `.ci/run`).
+"""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from qasper_rag.report import NOTEBOOKS
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = Path(os.environ.get("QASPER_REPORT_DIR") or ROOT / "reports" / "offline-full")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
+INSTALL = "install them with `apt-get install -y chromium chromium-driver` (Debian; run as root) and `pip install -e '.[dev]'` (selenium)"
+WAIT_S = 30  # upper bound on waiting for a page's scripts; the checks poll and never assert on time
+
+
+def _tool(path: str) -> str | None:
+    return path if Path(path).is_file() else shutil.which(path)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not _tool(p)]
+    if missing:
+        pytest.fail(f"the browser test needs headless Chromium and its driver; missing {', '.join(missing)}: {INSTALL}")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail(f"the browser test needs selenium: {INSTALL}")
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = _tool(CHROMIUM)
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        opts.add_argument(a)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # the driver's path is explicit, so Selenium Manager never looks for one on the network
+    d = webdriver.Chrome(service=Service(executable_path=_tool(CHROMEDRIVER)), options=opts)
+    yield d
+    d.quit()
+
+
+def _open(d, page: Path):
+    from selenium.webdriver.support.ui import WebDriverWait
+    d.get_log("browser")  # drain what an earlier page logged
+    d.get(page.as_uri())
+    WebDriverWait(d, WAIT_S).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    # the images (embedded as data: URIs) have decoded
+    WebDriverWait(d, WAIT_S).until(lambda d: d.execute_script("return [...document.images].every(i => i.complete)"))
+
+
+def test_every_report_page_is_rendered():
+    assert PAGES.is_dir(), f"no rendered report at {PAGES} (make report, or set QASPER_REPORT_DIR)"
+    missing = [n for n in NOTEBOOKS if not (PAGES / f"{n}.html").exists()]
+    assert not missing, f"pages missing from {PAGES}: {missing}"
+
+
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_page_reads_well_offline(browser, name):
+    page = PAGES / f"{name}.html"
+    assert page.exists(), f"{page} is missing"
+    _open(browser, page)
+    imgs = browser.execute_script("return [...document.images].map(i => [i.naturalWidth, i.naturalHeight, i.src.slice(0, 40)])")
+    assert imgs, f"{name}: no figure on the page"
+    assert all(w > 0 and h > 0 for w, h, _ in imgs), f"{name}: images that did not load: {[s for w, h, s in imgs if not (w and h)]}"
+    assert all(s.startswith("data:image/") for _, _, s in imgs), f"{name}: images not embedded in the page: {[s for *_, s in imgs]}"
+    # the findings open the page: a "Findings" heading with a list, before the first code shown
+    f = browser.execute_script("""
+        const h = document.getElementById('Findings');
+        if (!h) return null;
+        const code = document.querySelector('.jp-CodeCell .jp-InputArea');
+        const list = h.parentElement.querySelector('ul');
+        return {items: list ? list.querySelectorAll('li').length : 0,
+                first: !code || Boolean(h.compareDocumentPosition(code) & Node.DOCUMENT_POSITION_FOLLOWING),
+                before: [...document.querySelectorAll('h2')].indexOf(h)};""")
+    assert f is not None, f"{name}: no Findings section"
+    assert f["items"] > 0, f"{name}: the Findings section lists nothing"
+    assert f["first"] and f["before"] == 0, f"{name}: the findings are not the first thing on the page: {f}"
+    stderr = browser.execute_script("return [...document.querySelectorAll('[data-mime-type=\"application/vnd.jupyter.stderr\"]')].map(e => e.innerText.slice(0, 200))")
+    assert not stderr, f"{name}: warning/stderr boxes on the page: {stderr}"
+    errors = browser.execute_script("return [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.error\"]')].length")
+    assert errors == 0, f"{name}: {errors} traceback(s) on the page"
+    truncated = browser.execute_script("return [...document.querySelectorAll('table.dataframe tr')].filter(tr => [...tr.children].some(c => c.innerText.trim() === '...')).length")
+    assert truncated == 0, f"{name}: a pandas table is truncated ('...' rows or columns)"
+    remote = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name).filter(n => /^https?:/.test(n))")
+    assert not remote, f"{name}: the page loads from the network: {remote}"
+    severe = [l["message"] for l in browser.get_log("browser") if l["level"] == "SEVERE"]
+    assert not severe, f"{name}: console errors: {severe}"
+
+
+def test_failure_explorer_search_filters_rows(browser):
+    "Typing a question's id in the explorer's search box leaves only its rows; a search matching nothing leaves none."
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    _open(browser, PAGES / "failures.html")
+    rows = lambda d: d.execute_script("return [...document.querySelectorAll('#explorer tbody tr')].map(r => r.innerText)")
+    # DataTables (embedded by itables) has turned the table into the explorer: a search box beside it
+    box = WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script(
+        "const t = document.getElementById('explorer'); const c = t && t.closest('.dt-container');"
+        "return c && c.querySelector('input[type=search]');"))
+    before = rows(browser)
+    assert len(before) > 1, f"the explorer shows {len(before)} row(s)"
+    headers = browser.execute_script("return [...document.getElementById('explorer').closest('.dt-container').querySelectorAll('thead th')].map(h => h.innerText.trim())")
+    for col in ("question_id", "paper", "question", "evidence recall", "lost at"):
+        assert col in headers, f"the explorer has no {col!r} column: {headers}"
+    qid = browser.execute_script("return document.querySelector('#explorer tbody tr td').innerText.trim()")
+    box.send_keys(qid)
+    WebDriverWait(browser, WAIT_S).until(lambda d: len(rows(d)) < len(before))
+    after = rows(browser)
+    assert after and all(qid in r for r in after), f"searching {qid!r} left rows without it: {after}"
+    box.clear(); box.send_keys("no question contains this zqxj")
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script("return document.querySelector('#explorer tbody td.dt-empty') !== null"))
+    assert browser.find_elements(By.CSS_SELECTOR, "#explorer tbody td.dt-empty"), "a search matching nothing still shows rows"
+
+
+def test_failure_explorer_opens_a_question_in_detail(browser):
+    "A question's id in the explorer links to its detail view, which opens and lists the passages sent, marked cited / gold."
+    from selenium.webdriver.support.ui import WebDriverWait
+    _open(browser, PAGES / "failures.html")
+    link = WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script("return document.querySelector('#explorer tbody a[href^=\\'#q-\\']')"))
+    target = link.get_attribute("href").split("#", 1)[1]
+    closed = browser.execute_script("const d = document.getElementById(arguments[0]); return d && d.tagName === 'DETAILS' && !d.open", target)
+    assert closed, f"no closed detail view {target!r} for the explorer's first link"
+    link.click()
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script("return document.getElementById(arguments[0]).open", target))
+    detail = browser.execute_script("""const d = document.getElementById(arguments[0]);
+        return {visible: d.querySelector('table').getBoundingClientRect().height > 0, rows: d.querySelectorAll('tbody tr').length,
+                text: d.innerText};""", target)
+    assert detail["visible"] and detail["rows"] > 0, f"the detail view of {target} shows no passage: {detail}"
+    assert "Short answer" in detail["text"] and "Answer as delivered" in detail["text"]
