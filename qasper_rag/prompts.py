@@ -12,10 +12,10 @@ from typing import Sequence
 from .chunking import Chunk
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE', 'NO_ANSWER', 'SHORT_YES_NO', 'SHORT_SPAN', 'format_passage',
-           'context_block', 'build_messages', 'answer_grammar', 'ParsedOutput', 'parse_output', 'split_sentences',
-           'citation_ids', 'strip_citations', 'CitedSentence', 'check_citations', 'citation_report', 'attribute',
-           'yes_no_question', 'short_answer_messages', 'usable_short_answer']
+__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE', 'NO_ANSWER', 'SHORT_YES_NO', 'SHORT_SPAN',
+           'format_passage', 'context_block', 'build_messages', 'answer_grammar', 'ParsedOutput', 'parse_output',
+           'split_sentences', 'citation_ids', 'strip_citations', 'CitedSentence', 'check_citations', 'citation_report',
+           'attribute', 'yes_no_question', 'short_answer_messages', 'usable_short_answer']
 
 # %% ../nbs/13_prompts.ipynb #25dc7a31
 SYSTEM_PROMPT = ("You answer questions about one research paper. Use only the numbered passages you are given, "
@@ -27,6 +27,7 @@ Answer: <one or two short sentences (at most 50 words) in your own words, never 
 Short answer: <for a yes/no question: Yes or No; otherwise the shortest phrase (a few words) from the passages that answers it>
 If the passages do not answer the question, write "Answer: The passages do not answer this question." and "Short answer: Unanswerable"."""
 
+EXAMPLE_SHORT = "Amazon reviews and Yelp"  # a reply that copies it answers the example, not the question
 EXAMPLE = """Example (about another paper):
 Passages:
 [Doc 1] (Introduction)
@@ -171,9 +172,11 @@ def attribute(claim: str, passages: Sequence[str], min_overlap: float = 0.5) -> 
 # %% ../nbs/13_prompts.ipynb #5d538d4b
 _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|will|would|should|shall|may|might|must)\b", re.I)
 
+_CHOICE = re.compile(r"\bor\b(?!\s+not\b)", re.I)
+
 def yes_no_question(question: str) -> bool:
-    "True for a question that starts like a yes/no question (`Do they ...?`, `Is it ...?`)."
-    return bool(_YES_NO.match(question))
+    "True for a question that starts like a yes/no question (`Do they ...?`) and offers no alternatives (`Is it X or Y?` asks which)."
+    return bool(_YES_NO.match(question)) and not _CHOICE.search(question)
 
 SHORT_YES_NO = "Question: {question}\nReply with Yes or No only. If the passages do not answer it, reply Unanswerable."
 SHORT_SPAN = ("Question: {question}\nReply with only the shortest phrase from the passages that answers the question "
@@ -185,9 +188,12 @@ def short_answer_messages(question: str, passages: Sequence[Chunk], title: str =
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": context_block(passages, title, labels) + tmpl.format(question=question)}]
 
+def _words(s: str) -> list[str]: return [w for w in re.findall(r"\w+", s.lower()) if w not in ("a", "an", "the")]
+
 def usable_short_answer(question: str, short: str) -> bool:
     "Is `short` the right kind of short answer for `question` (Yes/No for yes/no questions, a phrase otherwise)?"
     w = short.strip().strip(".").lower()
     if not w: return False
     if w == "unanswerable": return True
+    if _words(w) == _words(EXAMPLE_SHORT): return False  # the prompt's example, copied
     return (w in ("yes", "no")) == yes_no_question(question)
