@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses, re, statistics, time
 from dataclasses import dataclass, field, asdict
 from typing import Sequence
+from fastcore.basics import patch
 from .data import Paper
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
@@ -148,6 +149,7 @@ def _finish_sentences(sents: list[CitedSentence], passages, probs: list[str]):
     return out, attributed, probs
 
 # %% ../nbs/14_answer.ipynb #b13a64c2
+@patch
 def _verified(self: Answerer, question: str, sents: list[CitedSentence], attributed: set, passages, short: str, probs: list[str]):
     "Verify the sentences; returns (answer, sentence rows, shown sentences, short answer, notice, verification summary)."
     rows = lambda: [{"text": s.text, "claim": s.claim, "citations": list(s.citations), "rejected": list(s.rejected), "attributed": k in attributed}
@@ -161,8 +163,8 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
     summary = {"judge": _judge_spec(self.verifier), "seconds": v.seconds, "judge_calls": v.judge_calls, "generations": v.generations,
                "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note}}
     return v.answer, out, shown, agreed, v.notice, summary
-Answerer._verified = _verified
 
+@patch
 def _record(self: Answerer, res: Retrieval, parsed, sents, probs, g, attempts, usage, base, t0, t_ret) -> AnswerRecord:
     "Assemble the record: verified sentences, cited passages, predicted evidence, citation report."
     passages = res.passages
@@ -182,4 +184,3 @@ def _record(self: Answerer, res: Retrieval, parsed, sents, probs, g, attempts, u
         failed=not parsed.answer, attempts=attempts, usage=usage, raw_output=g.text,
         timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
                  "verification": ver.get("seconds", 0.0), "total": time.perf_counter() - t0}, **base)
-Answerer._record = _record

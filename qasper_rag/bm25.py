@@ -13,6 +13,7 @@ from typing import Callable, Literal
 import numpy as np
 import bm25s
 from rank_bm25 import BM25Okapi
+from fastcore.basics import patch
 from . import __version__
 
 # %% auto #0
@@ -95,6 +96,7 @@ class BM25Index:
         return self._build([self.tokenizer(t) for t in texts], list(ids))
 
 # %% ../nbs/05_bm25.ipynb #d56be120
+@patch
 def _build(self: BM25Index, docs: list[list[str]], ids: list[str]) -> BM25Index:
     "Index tokenized documents `docs` under `ids`."
     if not docs: raise ValueError("cannot index an empty corpus: pass at least one text")
@@ -111,10 +113,10 @@ def _build(self: BM25Index, docs: list[list[str]], ids: list[str]) -> BM25Index:
     elif self.method == "lucene": self._engine = _LuceneOkapi(docs, k1=self.k1, b=self.b)
     else: self._engine = BM25Okapi(docs, k1=self.k1, b=self.b, epsilon=0.0)
     return self
-BM25Index._build = _build
 
 # %% ../nbs/05_bm25.ipynb #8f0c40ee
-def _scores(self: BM25Index, query: str) -> np.ndarray:
+@patch
+def scores(self: BM25Index, query: str) -> np.ndarray:
     "BM25 score of every document for `query`, in corpus order (zeros when no query term is indexed)."
     if self._engine is None: raise ValueError("empty BM25Index: call .index(texts, ids) or BM25Index.load(path) first")
     q = [t for t in self.tokenizer(query) if t in self.vocab]
@@ -122,12 +124,11 @@ def _scores(self: BM25Index, query: str) -> np.ndarray:
     if self.backend == "rank_bm25": return np.asarray(self._engine.get_scores(q), dtype=np.float64)
     return self._engine.get_scores_from_ids([self.vocab[t] for t in q]).astype(np.float64) * (self.k1 + 1)
 
-def _search(self: BM25Index, query: str, k: int = 10) -> list[tuple[str, float]]:
+@patch
+def search(self: BM25Index, query: str, k: int = 10) -> list[tuple[str, float]]:
     "The `k` best `(id, score)` pairs, best first, ties in corpus order; documents scoring 0 are left out."
     s = self.scores(query)
     return [(self.ids[i], float(s[i])) for i in np.argsort(-s, kind="stable")[:max(k, 0)] if s[i] > 0]
-
-BM25Index.scores, BM25Index.search = _scores, _search
 
 # %% ../nbs/05_bm25.ipynb #f5fbf753
 def _tokenizer_name(f: Callable) -> str:
@@ -145,7 +146,8 @@ def _tokenizer_from(name: str) -> Callable[[str], list[str]]:
     return obj
 
 # %% ../nbs/05_bm25.ipynb #f0885a68
-def _save(self: BM25Index, path: str | Path) -> Path:
+@patch
+def save(self: BM25Index, path: str | Path) -> Path:
     "Write the index to folder `path` (params.json, ids.json, vocab.json, tokens.npy, offsets.npy)."
     if self._engine is None: raise ValueError("nothing to save: call .index(texts, ids) first")
     name = _tokenizer_name(self.tokenizer)
@@ -159,10 +161,10 @@ def _save(self: BM25Index, path: str | Path) -> Path:
     np.save(p/"tokens.npy", self._tokens, allow_pickle=False)
     np.save(p/"offsets.npy", self._offsets, allow_pickle=False)
     return p
-BM25Index.save = _save
 
 # %% ../nbs/05_bm25.ipynb #518a52bb
-def _load(cls: type[BM25Index], path: str | Path, backend: Backend | None = None) -> BM25Index:
+@patch(cls_method=True)
+def load(cls: BM25Index, path: str | Path, backend: Backend | None = None) -> BM25Index:
     "An index written by `save`, rebuilt from its token ids (with its own backend unless `backend` is given)."
     p = Path(path)
     if not (p/"params.json").is_file(): raise FileNotFoundError(f"{p}: no BM25 index here (params.json missing)")
@@ -176,4 +178,3 @@ def _load(cls: type[BM25Index], path: str | Path, backend: Backend | None = None
     docs = [[vocab[i] for i in toks[a:e]] for a, e in zip(offs[:-1], offs[1:])]
     out = cls(cfg["k1"], cfg["b"], backend or cfg["backend"], cfg["method"], _tokenizer_from(cfg["tokenizer"]))
     return out._build(docs, json.loads((p/"ids.json").read_text()))
-BM25Index.load = classmethod(_load)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, asdict
 from typing import Iterable, Literal
+from fastcore.basics import patch
 from .data import Paper, Float, FLOAT_PREFIX
 from .tokens import Tokenizer, load_tokenizer, DEFAULT_TOKENIZER
 
@@ -142,6 +143,7 @@ def _render(stream, paras, sec: int, s: int, e: int) -> tuple[str, tuple[Paragra
     return "\n\n".join(parts), tuple(spans)
 
 # %% ../nbs/04_chunking.ipynb #4579b794
+@patch
 def _section(self: QasperChunker, paper: Paper, sec: int, name: str, paras: list[str], kind: str) -> list[Chunk]:
     "Chunks of one section (or of the abstract)."
     stream = _stream(self.tok, paras)
@@ -165,7 +167,6 @@ def _section(self: QasperChunker, paper: Paper, sec: int, name: str, paras: list
         cid = f"{paper.id}:abstract" + (f":{len(out)}" if out else "") if sec == ABSTRACT else f"{paper.id}:s{sec}c{len(out)}"
         out.append(Chunk(cid, paper.id, kind, name, prefix + body, n, 0, spans, (s, e), prefix_chars=len(prefix)))
     return out
-QasperChunker._section = _section
 
 # %% ../nbs/04_chunking.ipynb #244bc9d4
 def _fit(tok: Tokenizer, text: str, limit: int) -> str:
@@ -175,6 +176,7 @@ def _fit(tok: Tokenizer, text: str, limit: int) -> str:
         text = text[:offs[min(limit, len(offs)) - 1][1]].rsplit(" ", 1)[0]
     return text
 
+@patch
 def _float(self: QasperChunker, paper: Paper, i: int, f: Float) -> Chunk:
     "The chunk of one table or figure caption."
     lim = self.config.max_tokens
@@ -192,7 +194,6 @@ def _float(self: QasperChunker, paper: Paper, i: int, f: Float) -> Chunk:
     if k: text += "\n\n" + "\n".join(rows[:k])
     return Chunk(cid, paper.id, f.kind, label, text, self.tok.count(text), 0, float_index=i,
                  body_truncated=k < len(rows), prefix_chars=len(prefix))
-QasperChunker._float = _float
 
 # %% ../nbs/04_chunking.ipynb #4477f28b
 @dataclass(frozen=True)
@@ -244,7 +245,8 @@ class ChunkedPaper:
         return list(dict.fromkeys(out))
 
 # %% ../nbs/04_chunking.ipynb #f69755c9
-def _locate(self: ChunkedPaper, ev: str) -> EvidenceLocation:
+@patch
+def locate(self: ChunkedPaper, ev: str) -> EvidenceLocation:
     "Where evidence string `ev` lies and which chunks hold it."
     if ev.startswith(FLOAT_PREFIX):
         i = self._cap.get(norm_ws(ev[len(FLOAT_PREFIX):]))
@@ -263,10 +265,10 @@ def _locate(self: ChunkedPaper, ev: str) -> EvidenceLocation:
     if secs:
         return EvidenceLocation(ev, "heading", secs[0], full=tuple(c.id for c in self.chunks if c.spans and c.spans[0].section in secs))
     return EvidenceLocation(ev, "unmatched")
-ChunkedPaper.locate = _locate
 
 # %% ../nbs/04_chunking.ipynb #fd4336f1
-def _reached(self: ChunkedPaper, ev: str | EvidenceLocation, chunk_ids: Iterable[str]) -> bool:
+@patch
+def reached(self: ChunkedPaper, ev: str | EvidenceLocation, chunk_ids: Iterable[str]) -> bool:
     "True if evidence `ev` reached a context made of `chunk_ids` (paragraphs: covered by the union of spans)."
     loc = ev if isinstance(ev, EvidenceLocation) else self.locate(ev)
     ids = set(chunk_ids)
@@ -275,7 +277,6 @@ def _reached(self: ChunkedPaper, ev: str | EvidenceLocation, chunk_ids: Iterable
     if ids & set(loc.full): return True
     spans = [s for cid in ids & set(loc.partial) for s in self.by_id[cid].spans if (s.section, s.paragraph) == (loc.section, loc.paragraph)]
     return bool(spans) and covered(spans, self.paragraph_text(loc.section, loc.paragraph))
-ChunkedPaper.reached = _reached
 
 # %% ../nbs/04_chunking.ipynb #30a8d1a6
 @dataclass

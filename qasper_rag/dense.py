@@ -10,6 +10,7 @@ import hashlib, json, os, re, shutil, sqlite3, warnings
 from pathlib import Path
 from typing import Literal, Sequence
 import numpy as np
+from fastcore.basics import patch
 from .chunking import Chunk
 from .data import project_root
 from .tokens import minilm_path
@@ -64,7 +65,8 @@ class Embedder:
         return self._batched(list(texts), True, False)
 
 # %% ../nbs/06_dense.ipynb #4ebd8794
-def _windows(self: Embedder, text: str) -> list[str]:
+@patch
+def windows(self: Embedder, text: str) -> list[str]:
     "Overlapping pieces of `text` that each fit the model (`[text]` when it fits)."
     offs, size = self._offsets(text), self.max_tokens - self.n_special
     if len(offs) <= size: return [text]
@@ -75,9 +77,9 @@ def _windows(self: Embedder, text: str) -> list[str]:
         while s > 0 and offs[s][0] == offs[s-1][1] and not text[offs[s][0]-1].isspace(): s -= 1  # back to a word start
         out.append(text[offs[s][0]:offs[min(s + size, len(offs)) - 1][1]])
     return out
-Embedder.windows = _windows
 
-def _encode_documents(self: Embedder, texts: list[str], progress: bool | None = None) -> np.ndarray:
+@patch
+def encode_documents(self: Embedder, texts: list[str], progress: bool | None = None) -> np.ndarray:
     "Unit vectors of documents; in `mean` mode a long one is the mean of its windows."
     texts = list(texts)
     progress = len(texts) >= self.progress_min if progress is None else progress
@@ -87,7 +89,6 @@ def _encode_documents(self: Embedder, texts: list[str], progress: bool | None = 
     out = np.zeros((len(texts), self.dim), np.float32)
     np.add.at(out, owner, self._batched([w for ws in wins for w in ws], False, progress))
     return l2_normalize(out)
-Embedder.encode_documents = _encode_documents
 
 # %% ../nbs/06_dense.ipynb #fe9c820f
 def _offline() -> bool: return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
@@ -197,7 +198,8 @@ class DenseIndex:
     def __repr__(self) -> str: return f"DenseIndex({len(self)} vectors, {self.params['embedder']!r}, {self.params['long_text']}, {self.params['chunker']!r})"
 
 # %% ../nbs/06_dense.ipynb #aca7d350
-def _add(self: DenseIndex, vectors: np.ndarray, ids: Sequence[str]) -> DenseIndex:
+@patch
+def add(self: DenseIndex, vectors: np.ndarray, ids: Sequence[str]) -> DenseIndex:
     "Add unit `vectors` under `ids`."
     ids, v = list(ids), l2_normalize(np.asarray(vectors).reshape(len(ids), -1))
     if v.shape[1] != self.dim: raise ValueError(f"vectors of dim {v.shape[1]}, index of dim {self.dim}")
@@ -205,16 +207,16 @@ def _add(self: DenseIndex, vectors: np.ndarray, ids: Sequence[str]) -> DenseInde
     self._pos.update((i, len(self.ids) + k) for k, i in enumerate(ids))
     self.ids += ids; self.vectors = np.vstack([self.vectors, v]); self._faiss.add(v)
     return self
-DenseIndex.add = _add
 
-def _index(self: DenseIndex, texts: Sequence[str], ids: Sequence[str], cache: VectorCache | None = None) -> DenseIndex:
+@patch
+def index(self: DenseIndex, texts: Sequence[str], ids: Sequence[str], cache: VectorCache | None = None) -> DenseIndex:
     "Embed `texts` as documents (through `cache` when given) and add them under `ids`."
     if len(texts) != len(ids): raise ValueError(f"{len(texts)} texts but {len(ids)} ids")
     if self.embedder is None: raise ValueError("this index has no embedder: pass one to DenseIndex(...) or DenseIndex.load(...)")
     return self.add(cache.encode(self.embedder, texts) if cache is not None else self.embedder.encode_documents(texts), ids)
-DenseIndex.index = _index
 
 # %% ../nbs/06_dense.ipynb #be01e805
+@patch
 def _query(self: DenseIndex, query: str | np.ndarray) -> np.ndarray:
     "The unit vector of a query text or vector."
     if isinstance(query, str):
@@ -223,17 +225,17 @@ def _query(self: DenseIndex, query: str | np.ndarray) -> np.ndarray:
     q = l2_normalize(np.asarray(query).reshape(-1))
     if q.shape[0] != self.dim: raise ValueError(f"query of dim {q.shape[0]}, index of dim {self.dim}")
     return q
-DenseIndex._query = _query
 
-def _scores(self: DenseIndex, query: str | np.ndarray, ids: Sequence[str] | None = None) -> np.ndarray:
+@patch
+def scores(self: DenseIndex, query: str | np.ndarray, ids: Sequence[str] | None = None) -> np.ndarray:
     "Cosine of `query` with every document, or with `ids` in that order."
     q = self._query(query)
     if ids is None: return self.vectors @ q
     try: return self.vectors[[self._pos[i] for i in ids]] @ q
     except KeyError as e: raise KeyError(f"id {e.args[0]!r} is not in the index") from None
-DenseIndex.scores = _scores
 
-def _search(self: DenseIndex, query: str | np.ndarray, k: int = 10, ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
+@patch
+def search(self: DenseIndex, query: str | np.ndarray, k: int = 10, ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
     "The `k` best `(id, score)` pairs, best first; `ids` limits the search to those documents."
     q = self._query(query)
     if ids is not None:
@@ -242,10 +244,10 @@ def _search(self: DenseIndex, query: str | np.ndarray, k: int = 10, ids: Sequenc
     if not self.ids or k <= 0: return []
     D, I = self._faiss.search(q[None], min(k, len(self.ids)))
     return [(self.ids[i], float(s)) for s, i in zip(D[0], I[0]) if i >= 0]
-DenseIndex.search = _search
 
 # %% ../nbs/06_dense.ipynb #c974761a
-def _save(self: DenseIndex, folder: str | Path) -> Path:
+@patch
+def save(self: DenseIndex, folder: str | Path) -> Path:
     "Write `vectors.npy`, `ids.json`, then `params.json` into `folder`."
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     (folder/"params.json").unlink(missing_ok=True)
@@ -254,9 +256,9 @@ def _save(self: DenseIndex, folder: str | Path) -> Path:
     (folder/"params.json").write_text(json.dumps({**self.params, "count": len(self)}, indent=1))
     self.folder = folder
     return folder
-DenseIndex.save = _save
 
-def _load(cls, folder: str | Path, embedder: Embedder | None = None) -> DenseIndex:
+@patch(cls_method=True)
+def load(cls: DenseIndex, folder: str | Path, embedder: Embedder | None = None) -> DenseIndex:
     "An index saved by `save`; `embedder` (to embed text queries) must be the one it was built with."
     folder = Path(folder)
     if not (folder/"params.json").is_file(): raise FileNotFoundError(f"{folder}: no params.json (not a dense index, or an unfinished build)")
@@ -269,7 +271,6 @@ def _load(cls, folder: str | Path, embedder: Embedder | None = None) -> DenseInd
     idx = cls(embedder, params={k: x for k, x in p.items() if k != "count"}).add(v, ids)
     idx.folder = folder
     return idx
-DenseIndex.load = classmethod(_load)
 
 # %% ../nbs/06_dense.ipynb #a209a991
 def text_sha1(text: str) -> str:
@@ -297,7 +298,8 @@ class VectorCache:
         return out
 
 # %% ../nbs/06_dense.ipynb #8d3abd33
-def _encode(self: VectorCache, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+@patch
+def encode(self: VectorCache, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     "Document vectors of `texts`: cached ones read, the others embedded once and stored."
     keys = [text_sha1(t) for t in texts]
     have = self._get(embedder, list(dict.fromkeys(keys)))
@@ -311,7 +313,6 @@ def _encode(self: VectorCache, embedder: Embedder, texts: Sequence[str]) -> np.n
         have.update(zip(todo, v))
     self.computed = len(todo)
     return np.stack([have[k] for k in keys]) if keys else np.zeros((0, embedder.dim), np.float32)
-VectorCache.encode = _encode
 
 # %% ../nbs/06_dense.ipynb #f379f649
 def default_index_dir() -> Path:

