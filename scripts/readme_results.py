@@ -1,0 +1,38 @@
+"Regenerate README's results paragraph from a run folder's metrics.json (and per-file scores from its records)."
+import json, re, sys
+from pathlib import Path
+from qasper_rag.evaluate import run_metrics, question_groups
+from qasper_rag.data import load_path
+run = Path(sys.argv[1] if len(sys.argv) > 1 else 'reports/offline-full')
+D = sys.argv[2] if len(sys.argv) > 2 else str(Path(__file__).resolve().parents[1].parent/'shared/data/qasper/original_format')
+m = json.loads((run/'metrics.json').read_text())
+lines = [json.loads(l) for l in open(run/'records.jsonl')]
+corpus = load_path(D)
+groups = question_groups(D)
+by = {}
+for q, g in groups.items(): by.setdefault(g, []).append(q)
+gm = {g: run_metrics(lines, corpus, qs) for g, qs in by.items()}
+v, k = m['verification'], m['kappa']['judge_vs_reference_labels']
+c = v['counts']; kt = k['groups']['qasper-test-sample47-1q']; ktr = k['groups']['qasper-train-sample10']
+te, tr = gm['qasper-test-sample47-1q'], gm['qasper-train-sample10']
+f = lambda x: f"{x:.3f}"
+text = f"""## Results (offline, two CPU cores)
+All 98 shared questions, `offline-2k` retrieval, Qwen2.5-Coder-1.5B in process, every answer sentence
+verified before it is shown, judged by `{k['judge']}` (`reports/offline-full/`, rendered
+pages indexed in `reports/README.md`):
+Answer-F1 {f(m['answer_f1']['value'])}, Evidence-F1 {f(m['evidence_f1']['value'])} (official semantics, n={m['coverage']['answered']}/{m['n_questions']});
+on the 47 test papers {f(te['answer_f1']['value'])} / {f(te['evidence_f1']['value'])} (n={te['n_questions']}), on the 10 train papers
+{f(tr['answer_f1']['value'])} / {f(tr['evidence_f1']['value'])} (n={tr['n_questions']}); evidence recall of the context
+sent {m['evidence_recall']['all']:.3f} (n={m['evidence_recall']['n']['all']}); {v['supported']} of {v['shown_claims']} shown cited sentences supported by the judge ({100*v['supported_share']:.1f}%),
+{c['verified']} verified as written, {c['re-cited']} re-cited, {c['rewritten']} rewritten as quotes, {c['removed']} removed, {v['multi_citation_sentences']} citing more than one
+passage; {v['no_answer']} answers say the passages do not answer; ALCE citation recall {f(m['citation_recall']['value'])}, precision {f(m['citation_precision']['value'])} (n={m['citation_recall']['n']});
+the judge's agreement with the reference labels of citation support: kappa {k['kappa']:.3f} (n={k['n']}), on the
+test papers' items {kt['kappa']:.3f} (n={kt['n']}), on the train papers' {ktr['kappa']:.3f} (n={ktr['n']}), false 'supported' rate {k['false_supported_rate']:.3f};
+verification adds {v['seconds']['median']} s per answer (median; p95 {v['seconds']['p95']}) to {m['seconds_per_question']['median']} s per question
+(one llama.cpp thread, the default on two cores: `--threads 2` is faster on an idle machine).
+"""
+readme = Path('README.md').read_text()
+new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
+assert new != readme or text in readme
+Path('README.md').write_text(new)
+print(text)
