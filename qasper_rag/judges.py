@@ -186,8 +186,10 @@ def misbound_numbers(premise: str, hypothesis: str, reach: int = 3) -> tuple[str
     """The claim's numbers bound to the wrong noun: "826,987 questions" where the passage follows 826,987 with other
     words but puts "question" right after another number (2,714 question-answer pairs). A number absent from the
     passage, or a noun the passage never puts after any number, is not judged here."""
-    c, p = _unit_tokens(asserted_text(hypothesis)), _unit_tokens(premise)
     isnum = lambda t: bool(_NUMBER.fullmatch(t))
+    c = _unit_tokens(asserted_text(hypothesis))
+    if not any(map(isnum, c)): return ()  # most claims: no need to read the passage
+    p = _unit_tokens(premise)
     after = lambda toks, j: toks[j + 1:j + 1 + reach]
     out = []
     for i, t in enumerate(c):

@@ -37,7 +37,7 @@ We train on 50,000 Amazon reviews and test on the Yelp dataset.
 Question: Which datasets do they use?
 Reasoning: Doc 2 names the training and test data.
 Answer: They train on 50,000 Amazon reviews and test on Yelp [Doc 2].
-Short answer: Amazon reviews and Yelp"""
+Short answer: """ + EXAMPLE_SHORT
 
 def format_passage(n: int, chunk: Chunk, label: str | None = None) -> str:
     "One numbered passage: `[Doc n] (section) text`, without the repeated title prefix."

@@ -124,11 +124,17 @@ class Verifier:
     def _judge(self, question: str, claim: str, passages: Sequence[Chunk], docs: Sequence[int]) -> Verdict:
         return self._verdict("\n".join(passages[d - 1].body for d in docs), judge_claim(claim, question), question)
 
-    def _also(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...]) -> tuple[int, ...]:
+    def _cover(self, question: str, hypothesis: str, passages: Sequence[Chunk]) -> dict[int, float]:
+        "Each passage's lexical grounding of `hypothesis` (doc number -> coverage): which passages to try first."
+        return {d: grounding(passages[d - 1].body, hypothesis, 3, question).coverage for d in range(1, len(passages) + 1)}
+
+    def _also(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...],
+              cover: dict[int, float] | None = None, # `_cover` of the claim, when already computed
+             ) -> tuple[int, ...]:
         "`docs` and the other passages sent that support `claim` on their own too (best grounded first, up to `max_citations`)."
         if judge_claim(claim, question) != claim or len(docs) >= self.max_citations: return docs
-        cover = {d: grounding(passages[d - 1].body, claim, 3, question).coverage for d in range(1, len(passages) + 1) if d not in docs}
-        for d in sorted(cover, key=lambda d: -cover[d])[:self.candidates]:
+        cover = cover or self._cover(question, claim, passages)
+        for d in sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]:
             if len(docs) < self.max_citations and self._judge(question, claim, passages, (d,)).supported: docs = docs + (d,)
         return docs
 
@@ -159,12 +165,12 @@ class Verifier:
             return CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}", first.p, first.reason)
         reason = first.reason if first is not None else "no citation"
         hyp = judge_claim(s.claim, question)
-        cover = {d: grounding(passages[d - 1].body, hyp, 3, question).coverage for d in range(1, len(passages) + 1)}
+        cover = self._cover(question, hyp, passages)
         others = sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]
         tries = [(d,) for d in others] + ([docs[:self.max_citations - 1] + (others[0],)] if docs and others else [])
         for t in tries:  # another passage, or the cited one with the best other: several passages may be needed
             if (v := self._judge(question, s.claim, passages, t)).supported:
-                t = self._also(question, s.claim, passages, t)
+                t = self._also(question, s.claim, passages, t, cover)
                 return CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}", v.p, reason)
         if self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
             best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3).coverage, d in docs))
