@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py demo report sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps demo report sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -43,7 +43,12 @@ test: test-nbs test-py
 test-nbs:
 	$(BIN)/nbdev-test --n-workers 2
 
-test-py:
+# the browser test (tests/test_browser.py) opens the rendered report pages in Debian's headless Chromium
+browser-deps:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { echo "installing chromium and chromium-driver (Debian) for the browser test ..."; \
+	  apt-get update -qq && apt-get install -y -qq chromium chromium-driver; }
+
+test-py: browser-deps
 	$(BIN)/pytest -q tests
 
 # the main job on the embedded default: a cited answer to a real question about a shared paper

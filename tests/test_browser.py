@@ -4,7 +4,7 @@ Each page must show every image (loaded, non-zero natural size), open with its f
 load nothing from the network, show no stderr box and no truncated table; on the failures page the explorer's
 search box must filter its rows. The pages are those of the committed report (`reports/offline-full`), or of
 `$QASPER_REPORT_DIR`. Needs Debian's `chromium` and `chromium-driver` and the `selenium` package (dev extra);
-a machine without them fails here, saying what to install (CI installs them in `.ci/run`).
+a machine without them fails here, saying what to install (`make test` installs them first: its `browser-deps` target).
 """
 import os
 import shutil
