@@ -19,9 +19,10 @@ from .generate import ProbabilityCache
 # %% auto #0
 __all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'GROUNDED_PROMPTS', 'GROUNDED_THRESHOLD', 'GROUNDED_MIN_COVERAGE',
            'GROUNDED_WINDOW', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge',
-           'claim_terms', 'numbers', 'misbound_numbers', 'Grounding', 'grounding', 'Verdict', 'GroundedJudge',
-           'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement', 'export_labelling', 'read_labels',
-           'LabelItem', 'split_cited', 'read_label_items', 'label_agreement', 'check_labels']
+           'claim_terms', 'numbers', 'misbound_numbers', 'bound_numbers', 'Grounding', 'grounding', 'Verdict',
+           'GroundedJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement',
+           'export_labelling', 'read_labels', 'LabelItem', 'split_cited', 'read_label_items', 'label_agreement',
+           'check_labels']
 
 # %% ../nbs/16_judges.ipynb #448011a3
 class JudgeUnavailable(RuntimeError):
@@ -200,6 +201,19 @@ def misbound_numbers(premise: str, hypothesis: str, reach: int = 3) -> tuple[str
         if any(isnum(x) and x != t and unit in after(p, j) for j, x in enumerate(p)): out.append(f"{t} {unit}")
     return tuple(out)
 
+def bound_numbers(premise: str, hypothesis: str, reach: int = 3) -> bool:
+    """Does the passage put every number of the claim before the claim's own noun ("about 100 million sentences" for
+    "the data is about 100 million sentences")? Then the number carries its subject and the claim's words taken from
+    the question need not be in the passage; a number without a noun, or never before it, is not bound."""
+    isnum = lambda t: bool(_NUMBER.fullmatch(t))
+    c, p = _unit_tokens(asserted_text(hypothesis)), None
+    for i, t in enumerate(c):
+        if not isnum(t): continue
+        unit = next((w for w in c[i + 1:i + 3] if not isnum(w) and w not in _UNIT_SKIP and w.isalpha()), None)
+        p = p if p is not None else _unit_tokens(premise)
+        if unit is None or not any(x == t and unit in p[j + 1:j + 1 + reach] for j, x in enumerate(p)): return False
+    return p is not None  # False for a claim without numbers
+
 # %% ../nbs/16_judges.ipynb #565fcb78
 def _windows(premise: str, size: int) -> list[str]:
     ss = [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
@@ -221,9 +235,10 @@ def grounding(premise: str, # the cited passage(s)
              ) -> Grounding:
     "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives or gives to another noun."
     terms = list(dict.fromkeys(claim_terms(asserted_text(hypothesis))))  # a judged bare Yes/No: its question's words
-    if question and asserted_text(hypothesis) == hypothesis and not numbers(hypothesis):  # what a claim adds to its question
-        # (a judged Yes/No is its question; a number keeps its subject: "the seed lexicon has 100,000 words" must not pass
-        # on "the vocabulary size was 100,000 ... words")
+    if question and asserted_text(hypothesis) == hypothesis and (not numbers(hypothesis) or bound_numbers(premise, hypothesis)):
+        # what a claim adds to its question (a judged Yes/No is its question; a number keeps its subject unless the passage
+        # binds it to the claim's noun: "the seed lexicon has 100,000 words" must not pass on "the vocabulary size was
+        # 100,000 ... words", "the Japanese data is about 100 million sentences" may on "a corpus of about 100 million sentences")
         asked = set(claim_terms(question))
         terms = [t for t in terms if t not in asked] or terms  # a claim that only restates the question keeps all its terms
     nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))

@@ -23,7 +23,7 @@ SYSTEM_PROMPT = ("You answer questions about one research paper. Use only the nu
 
 INSTRUCTIONS = """Reply in exactly this format, with the three labels:
 Reasoning: <at most two sentences: which passages answer the question>
-Answer: <one or two short sentences (at most 50 words) in your own words, never copied passages; end EVERY sentence with the passages it rests on, like [Doc 2]; at most 3 per sentence, ideally 1>
+Answer: <one or two short sentences (at most 50 words) in your own words, never copied passages; end EVERY sentence with the passages it rests on, like [Doc 2]; at most 3 per sentence, ideally 1; for a yes/no question, start with Yes or No and go on with the fact from the passages that decides it, never a bare Yes or No>
 Short answer: <for a yes/no question: Yes or No; otherwise the shortest phrase (a few words) from the passages that answers it>
 If the passages do not answer the question, write "Answer: The passages do not answer this question." and "Short answer: Unanswerable"."""
 
