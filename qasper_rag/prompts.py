@@ -98,7 +98,10 @@ def parse_output(text: str) -> ParsedOutput:
         parts.setdefault(key, text[m.end():nxt.start() if nxt else len(text)].strip())
     if "answer" in parts and (inline := _INLINE_SHORT.search(parts["answer"])):  # "... [Doc 5]. Short answer: X" on one line
         parts["answer"], rest = parts["answer"][:inline.start()].strip(), parts["answer"][inline.end():].strip()
-        if not parts.get("short answer"): parts["short answer"] = re.sub(r"\s*\[[^\]]*\]", "", rest).strip()
+        rest = re.sub(r"\s*\[[^\]]*\]", "", rest).strip()
+        # the reply's own labelled line wins, unless it says "Unanswerable" after the answer line already gave a short
+        # answer: the grammar forces that line, and a model that has answered then fills it with a contradiction
+        if rest and (not parts.get("short answer") or parts["short answer"].strip(" .").lower() == "unanswerable"): parts["short answer"] = rest
     problems = []
     if not (text or "").strip(): problems.append("empty output")
     elif not parts.get("answer"): problems.append("no 'Answer:' in the output")
