@@ -41,9 +41,11 @@ def smoke_parameters(out: str | Path) -> dict[str, dict]:
 
 # %% ../nbs/20_report.ipynb #1b48f7b0
 def page_setup() -> None:
-    "Report-page settings: pandas shows every row and column; tqdm's 'IProgress not found' warning is silenced."
+    "Report-page settings: one seaborn figure style for every page, pandas shows every row and column, tqdm's 'IProgress not found' warning is silenced."
     import warnings
     import pandas as pd
+    import seaborn as sns
+    sns.set_theme(style="whitegrid", context="notebook", palette="colorblind")  # the same look on every page
     warnings.filterwarnings("ignore", message="IProgress not found")
     for k, v in (("display.max_rows", None), ("display.max_columns", None), ("display.width", None), ("display.max_colwidth", 200)):
         pd.set_option(k, v)
