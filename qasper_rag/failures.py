@@ -12,11 +12,11 @@ from .chunking import ChunkedPaper
 from .data import FLOAT_PREFIX, QasperCorpus, Question
 
 # %% auto #0
-__all__ = ['STAGES', 'OPEN_ON_LINK', 'gold_chunks', 'trace', 'explore', 'failures_frame', 'stages_run', 'verdicts',
-           'question_table', 'passages_sent', 'details_html']
+__all__ = ['OPEN_ON_LINK', 'gold_chunks', 'trace', 'explore', 'failures_frame', 'stages_run', 'verdicts', 'question_table',
+           'passages_sent', 'details_html']
 
 # %% ../nbs/25_failures.ipynb #0cc88a02
-STAGES = ("bm25", "dense", "fused", "reranked", "llm", "final")
+from .retrieval import STAGES  # the stage names `Retrieval.stages` uses: one type for both
 
 def gold_chunks(cp: ChunkedPaper, ev: str) -> list[str]:
     "Ids of the chunks that hold (all or part of) gold item `ev`."

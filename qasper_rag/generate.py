@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlsplit
+from .settings import env
 import numpy as np
 import requests
 from fastcore.basics import patch
@@ -58,6 +59,7 @@ class Generator:
     "Base of chat generators: messages in, a `Generation` out."
     name: str = "generator"  # identifies the model in results and caches
     supports_grammar: bool = False  # can `generate` follow a GBNF grammar?
+    thread_safe: bool = False  # may several threads call it at once (an HTTP client may; one in-process model may not)
 
     def __repr__(self) -> str: return f"{type(self).__name__}({self.name!r})"
 
@@ -109,6 +111,7 @@ class ProbabilityCache:
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else None
         self._p: dict[str, float] = {}
+        self._lock = threading.Lock()  # threads of a concurrent evaluation share one cache file
         self._newline = False  # the file ends without a newline (a torn last line): start the next record on a new line
         if self.path and self.path.exists():
             text = self.path.read_text(encoding="utf-8")
@@ -121,12 +124,13 @@ class ProbabilityCache:
     def get(self, key: str) -> float | None: return self._p.get(key)
     def put(self, key: str, p: float) -> float:
         "Remember `p` under `key` (and append it to the file)."
-        self._p[key] = p = float(p)
-        if self.path:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as f:
-                f.write(("\n" if self._newline else "") + json.dumps({"key": key, "p": p}) + "\n")
-            self._newline = False
+        with self._lock:
+            self._p[key] = p = float(p)
+            if self.path:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with open(self.path, "a", encoding="utf-8") as f:
+                    f.write(("\n" if self._newline else "") + json.dumps({"key": key, "p": p}) + "\n")
+                self._newline = False
         return p
 
 # %% ../nbs/12_generate.ipynb #d8704c4d
@@ -162,7 +166,7 @@ def _cpu_count() -> int:
 
 def default_threads() -> int:
     "llama.cpp threads: `$QASPER_LLM_THREADS`, else half the CPUs this process may use (at least 1)."
-    return int(os.environ.get("QASPER_LLM_THREADS") or 0) or max(1, _cpu_count() // 2)
+    return int(env("QASPER_LLM_THREADS") or 0) or max(1, _cpu_count() // 2)
 
 # %% ../nbs/12_generate.ipynb #e45389d0
 class GGUFTokenizer:
@@ -343,6 +347,7 @@ def _server_root(base_url: str) -> str: return base_url[:-3] if base_url.endswit
 # %% ../nbs/12_generate.ipynb #cdcbad5a
 class OpenAIGenerator(Generator):
     "Chat completions from an OpenAI-compatible HTTP server (vLLM, llama_cpp.server, ...), with retries and bounded concurrency."
+    thread_safe = True  # one HTTP session per thread; the server batches concurrent requests
     def __init__(self, base_url: str | None = None, # e.g. http://127.0.0.1:8000/v1 (default: $QASPER_LLM_BASE_URL)
                  model: str | None = None, # served model id (default: $QASPER_LLM_MODEL, else the server's first model)
                  api_key: str | None = None, # bearer token (default: $QASPER_LLM_API_KEY)
@@ -354,11 +359,11 @@ class OpenAIGenerator(Generator):
                  extra_body: dict | None = None, # more request fields, e.g. {"repetition_penalty": 1.0} for vLLM
                  grammar_field: str | None = "guided_grammar", # request field for a GBNF grammar: vLLM `guided_grammar`, llama_cpp.server `grammar`; None: refuse grammars
                 ):
-        url = base_url or os.environ.get(ENV_BASE_URL)
+        url = base_url or env(ENV_BASE_URL)
         if not url: raise ValueError(f"no server URL: pass base_url or set ${ENV_BASE_URL} (e.g. http://127.0.0.1:8000/v1)")
         self.base_url = normalize_base_url(url)
-        self.api_key = api_key or os.environ.get(ENV_API_KEY) or None
-        self._model = model or os.environ.get(ENV_MODEL) or None
+        self.api_key = api_key or env(ENV_API_KEY) or None
+        self._model = model or env(ENV_MODEL) or None
         self.timeout, self.retries, self.backoff, self.max_concurrency = timeout, retries, backoff, max(1, max_concurrency)
         self.top_logprobs, self.extra_body, self.grammar_field = top_logprobs, dict(extra_body or {}), grammar_field
         self.supports_grammar = bool(grammar_field)

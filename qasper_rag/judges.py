@@ -6,7 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/judges.html.md"""
 
 # %% ../nbs/16_judges.ipynb #9f79f405
 from __future__ import annotations
-import csv, hashlib, json, math, random, re
+import csv, hashlib, json, math, random, re, threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -132,7 +132,12 @@ class LLMJudge:
         self.gen, self.threshold, self.system, self.template = generator, threshold, system, template
         self.name = f"llm:{generator.name}"
         self.cache = cache if isinstance(cache, ProbabilityCache) else ProbabilityCache(cache)
-        self.calls = 0
+        self._count = threading.local()  # model calls per thread: a concurrent evaluation counts each answer's own
+
+    @property
+    def calls(self) -> int:
+        "Model calls made from this thread (cached verdicts cost none)."
+        return getattr(self._count, "n", 0)
 
     def messages(self, premise: str, hypothesis: str) -> list[dict]:
         return [{"role": "system", "content": self.system},
@@ -145,7 +150,7 @@ class LLMJudge:
         "P(Yes | Yes or No) that `premise` supports `hypothesis`."
         k = self._key(premise, hypothesis)
         if (p := self.cache.get(k)) is None:
-            p = self.cache.put(k, self.gen.yes_probability(self.messages(premise, hypothesis))); self.calls += 1
+            p = self.cache.put(k, self.gen.yes_probability(self.messages(premise, hypothesis))); self._count.n = self.calls + 1
         return p
 
     def entails(self, premise: str, hypothesis: str) -> bool:

@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 from .data import project_root
+from .settings import env
 
 # %% auto #0
 __all__ = ['QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'MPNET_PARTS',
@@ -26,7 +27,7 @@ class ModelPartsError(RuntimeError):
 
 def default_model_dir() -> Path:
     "Where reassembled models live: `$QASPER_MODELS`, else `data/models` in the project."
-    return Path(os.environ.get("QASPER_MODELS") or project_root()/"data"/"models")
+    return Path(env("QASPER_MODELS") or project_root()/"data"/"models")
 
 # %% ../nbs/05a_models.ipynb #2c3223dc
 def sha256_file(path: str | Path, # the file to hash

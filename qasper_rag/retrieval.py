@@ -9,7 +9,9 @@ from __future__ import annotations
 import dataclasses, hashlib, json
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-from typing import Callable, Literal
+from collections.abc import Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterable, Literal, get_args
 import numpy as np
 from fastcore.basics import patch
 from .data import Paper, QasperCorpus, project_root
@@ -19,7 +21,8 @@ from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEnc
 from .tokens import load_tokenizer
 
 # %% auto #0
-__all__ = ['PRESETS', 'HYDE_PROMPT', 'RetrievalConfig', 'get_config', 'PaperIndex', 'Retrieval', 'Retriever', 'ChunkPool']
+__all__ = ['PRESETS', 'Stage', 'STAGES', 'HYDE_PROMPT', 'RetrievalConfig', 'get_config', 'PaperIndex', 'Ranking', 'Retrieval',
+           'Retriever', 'ChunkPool']
 
 # %% ../nbs/10_retrieval.ipynb #585366b4
 @dataclass(frozen=True)
@@ -93,13 +96,50 @@ class PaperIndex:
     @property
     def ids(self) -> list[str]: return [c.id for c in self.chunked.chunks]
 
+# %% ../nbs/10_retrieval.ipynb #a7c1e0d2
+Stage = Literal["bm25", "dense", "fused", "reranked", "llm", "final"]  # the rankings of one retrieval, in pipeline order
+STAGES: tuple[Stage, ...] = get_args(Stage)
+
+@dataclass(frozen=True)
+class Ranking(Sequence):
+    """Chunk ids best first, with the score each got where it was placed. Reads as the sequence of its ids
+    (`r[0]`, `for cid in r`, `cid in r`); a slice is a `Ranking`, and `a + b` puts `b` after `a`."""
+    ids: tuple[str, ...]
+    scores: tuple[float, ...]
+
+    def __post_init__(self):
+        if len(self.ids) != len(self.scores): raise ValueError(f"a ranking needs one score per id: {len(self.ids)} ids, {len(self.scores)} scores")
+
+    @classmethod
+    def by_score(cls, ids: Sequence[str], scores) -> Ranking:
+        "`ids` by descending score, ties in their given order."
+        s = np.asarray(scores, dtype=np.float64)
+        if len(s) != len(ids): raise ValueError(f"a ranking needs one score per id: {len(ids)} ids, {len(s)} scores")
+        k = np.argsort(-s, kind="stable")
+        return cls(tuple(ids[j] for j in k), tuple(float(s[j]) for j in k))
+
+    @classmethod
+    def from_pairs(cls, pairs: Iterable[tuple[str, float]]) -> Ranking:
+        "From (id, score) pairs already best first, as `rrf` returns them."
+        pairs = list(pairs)
+        return cls(tuple(i for i, _ in pairs), tuple(float(s) for _, s in pairs))
+
+    def __len__(self) -> int: return len(self.ids)
+    def __iter__(self): return iter(self.ids)
+    def __getitem__(self, k):
+        return Ranking(self.ids[k], self.scores[k]) if isinstance(k, slice) else self.ids[k]
+    def __add__(self, other: Ranking) -> Ranking: return Ranking(self.ids + other.ids, self.scores + other.scores)
+    def score(self, cid: str) -> float:
+        "The score `cid` got here (ValueError if it is not ranked)."
+        return self.scores[self.ids.index(cid)]
+
 # %% ../nbs/10_retrieval.ipynb #79e7f415
 @dataclass
 class Retrieval:
     "What each stage returned for one question, and the context sent to the generator."
     question: str
     paper_id: str
-    stages: dict[str, list[str]]  # bm25, dense, fused, reranked, llm, final: chunk ids, best first
+    stages: dict[Stage, Ranking]  # the ranking after each stage that ran
     labels: list[Labelled]
     removed: list[Labelled]
     context: Context
@@ -115,7 +155,8 @@ class Retrieval:
 
     def to_dict(self) -> dict:
         "JSON-ready record (chunk ids only, not texts)."
-        return {"question": self.question, "paper_id": self.paper_id, "stages": self.stages,
+        return {"question": self.question, "paper_id": self.paper_id, "stages": {s: list(r.ids) for s, r in self.stages.items()},
+                "scores": {s: [round(x, 6) for x in r.scores] for s, r in self.stages.items()},
                 "labels": [asdict(l) for l in self.labels], "removed": [asdict(l) for l in self.removed],
                 "context": {"chunk_ids": list(self.context.chunk_ids), "n_tokens": self.context.n_tokens,
                             "budget": self.context.budget, "left_out": [list(t) for t in self.context.left_out]},
@@ -216,9 +257,12 @@ def index(self: Retriever, paper: Paper) -> PaperIndex:
 # %% ../nbs/10_retrieval.ipynb #9ee063c9
 import time
 
-def _order(ids: list[str], scores: np.ndarray) -> list[str]:
-    "Ids by descending score, ties in their original order."
-    return [ids[k] for k in np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")]
+@contextmanager
+def _timed(timings: dict[str, float], name: str):
+    "Time the block into `timings[name]` (seconds)."
+    t0 = time.perf_counter()
+    try: yield
+    finally: timings[name] = time.perf_counter() - t0
 
 HYDE_PROMPT = ("Write a short passage from a scientific NLP paper titled \"{title}\" that answers the question: "
                "{question}\nPassage:")
@@ -234,35 +278,56 @@ def _dense_query(self: Retriever, idx: PaperIndex, question: str) -> tuple[np.nd
     v = qv + self.embedder.encode_documents([hypo])[0]
     return v / np.linalg.norm(v), hypo
 
-# %% ../nbs/10_retrieval.ipynb #489ac573
+# %% ../nbs/10_retrieval.ipynb #45d2208e
 @patch
-def retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
-    "Run every configured stage for `question` about `paper` (any loaded paper in open-domain mode)."
-    cfg, t, stages, hypo, qv = self.config, {}, {}, None, None
-    idx = self.pool() if cfg.scope == "corpus" else self.index(paper)
-    ids, by_id = idx.ids, idx.chunked.by_id
-    t0 = time.perf_counter()
-    if idx.bm25 is not None: stages["bm25"] = _order(ids, idx.bm25.scores(question)); t["bm25"] = time.perf_counter() - t0
-    if idx.vectors is not None:
-        t0 = time.perf_counter(); qv, hypo = self._dense_query(idx, question)
-        stages["dense"] = _order(ids, idx.vectors @ qv); t["dense"] = time.perf_counter() - t0
-    first = [stages[k] for k in ("bm25", "dense") if k in stages]
-    stages["fused"] = [i for i, _ in rrf(first, cfg.rrf_k, cfg.candidates)] if first else ids[:cfg.candidates]
-    if cfg.ranking == "rerank" and self.late is not None:
-        t0 = time.perf_counter()
-        stages["reranked"] = _order(stages["fused"], self.late.score(question, [by_id[i].text for i in stages["fused"]]))
-        t["rerank"] = time.perf_counter() - t0
+def _fuse(self: Retriever, idx: PaperIndex, stages: dict[Stage, Ranking]) -> Ranking:
+    "Stage 1: RRF of the first-stage rankings, the best `candidates` of them (paper order, all scored 0, without a first stage)."
+    first = [stages[s] for s in ("bm25", "dense") if s in stages]
+    if not first: return Ranking(tuple(idx.ids[:self.config.candidates]), (0.0,) * min(len(idx.ids), self.config.candidates))
+    return Ranking.from_pairs(rrf(first, self.config.rrf_k, self.config.candidates))
+
+@patch
+def _rerank(self: Retriever, idx: PaperIndex, question: str, fused: Ranking) -> Ranking:
+    "Stage 2: the late-interaction scorer reorders the candidates."
+    return Ranking.by_score(fused.ids, self.late.score(question, [idx.chunked.by_id[i].text for i in fused]))
+
+@patch
+def _final(self: Retriever, stages: dict[Stage, Ranking]) -> Ranking:
+    "The ranking `config.ranking` names (a single first-stage ranker cut to `candidates`)."
+    cfg = self.config
     final = {"rerank": stages.get("reranked"), "rrf": stages["fused"], "dense": stages.get("dense"), "bm25": stages.get("bm25")}[cfg.ranking]
     if final is None: raise ValueError(f"ranking={cfg.ranking!r} needs that stage enabled in config {cfg.name!r}")
-    final = final[:cfg.candidates] if cfg.ranking in ("dense", "bm25") else final
+    return final[:cfg.candidates] if cfg.ranking in ("dense", "bm25") else final
+
+@patch
+def _llm_rerank(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking) -> tuple[Ranking, Ranking]:
+    "The LLM's order of the top `llm_depth` candidates, and the ranking with that head fused in (or replaced)."
+    cfg, top = self.config, ranked[:self.config.llm_depth]
+    llm = Ranking.by_score(top.ids, self.llm_relevance.score(question, [idx.chunked.by_id[i].text for i in top]))
+    head = llm if cfg.llm_fusion == "llm" else Ranking.from_pairs(rrf([top, llm], cfg.rrf_k))
+    return llm, head + ranked[len(top):]
+
+# %% ../nbs/10_retrieval.ipynb #e161e30f
+@patch
+def retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
+    "Run every configured stage for `question` about `paper` (any loaded paper in open-domain mode), each timed."
+    cfg, t, stages, hypo, qv = self.config, {}, {}, None, None
+    idx = self.pool() if cfg.scope == "corpus" else self.index(paper)
+    if idx.bm25 is not None:
+        with _timed(t, "bm25"): stages["bm25"] = Ranking.by_score(idx.ids, idx.bm25.scores(question))
+    if idx.vectors is not None:
+        with _timed(t, "dense"):
+            qv, hypo = self._dense_query(idx, question)
+            stages["dense"] = Ranking.by_score(idx.ids, idx.vectors @ qv)
+    stages["fused"] = self._fuse(idx, stages)
+    if cfg.ranking == "rerank" and self.late is not None:
+        with _timed(t, "rerank"): stages["reranked"] = self._rerank(idx, question, stages["fused"])
+    final = self._final(stages)
     if cfg.llm_rerank:
-        t0 = time.perf_counter(); top = final[:cfg.llm_depth]
-        stages["llm"] = llm = _order(top, self.llm_relevance.score(question, [by_id[i].text for i in top]))
-        head = llm if cfg.llm_fusion == "llm" else [i for i, _ in rrf([top, llm], cfg.rrf_k)]
-        final = head + final[len(top):]; t["llm"] = time.perf_counter() - t0
+        with _timed(t, "llm"): stages["llm"], final = self._llm_rerank(idx, question, final)
     stages["final"] = final
-    ctx = pack(final, by_id, cfg.budget, cfg.max_passages, cfg.order, self._budget_tok)
-    t0 = time.perf_counter(); ctx, labels, removed = self._crag_step(idx, question, qv, ctx); t["crag"] = time.perf_counter() - t0
+    ctx = pack(final, idx.chunked.by_id, cfg.budget, cfg.max_passages, cfg.order, self._budget_tok)
+    with _timed(t, "crag"): ctx, labels, removed = self._crag_step(idx, question, qv, ctx)
     chunked = self.index(paper).chunked if paper is not None else idx.chunked
     return Retrieval(question, paper.id if paper else None, stages, labels, removed, ctx, chunked, t, hypo, qv)
 
@@ -303,16 +368,24 @@ class ChunkPool:
 
 @patch
 def pool(self: Retriever) -> PaperIndex:
-    "One index over the chunks of every paper of `self.corpus` (built once)."
+    """One index over the chunks of every paper of `self.corpus`, built once and saved under `cache_dir/indexes`:
+    the dense part by `dense.build_index` and the BM25 part by `BM25Index.save`, each in a folder named by its
+    settings and a hash of the chunks (a `params.json` describes it), so a later run over the same papers loads
+    them and any change of papers, chunker or model builds new ones (chunk vectors still come from the cache)."""
     if self._pool is None:
         if self.corpus is None: raise ValueError("open-domain retrieval (scope='corpus') needs Retriever(..., corpus=...)")
-        idxs = [self.index(p) for p in self.corpus]
-        pool = ChunkPool([i.chunked for i in idxs])
-        bm = None
+        pool = ChunkPool([ChunkedPaper(p, self.chunker(p)) for p in self.corpus])
+        ids, texts, key, root = [c.id for c in pool.chunks], [c.text for c in pool.chunks], self.chunker.config.key(), self.cache_dir/"indexes"
+        bm = vecs = None
         if self.config.bm25:
             from qasper_rag.bm25 import BM25Index
-            bm = BM25Index().index([c.text for c in pool.chunks], [c.id for c in pool.chunks])
-        vecs = np.vstack([i.vectors for i in idxs]) if idxs and idxs[0].vectors is not None else None
+            docs = hashlib.sha1("\n".join(f"{i}\t{t}" for i, t in zip(ids, texts)).encode()).hexdigest()[:12]
+            folder = root/f"bm25-{key}-{docs}"
+            bm = BM25Index.load(folder) if (folder/"params.json").is_file() else BM25Index().index(texts, ids)
+            if not (folder/"params.json").is_file(): bm.save(folder)
+        if self.embedder is not None:
+            from qasper_rag.dense import VectorCache, build_index
+            vecs = build_index(self.embedder, pool.chunks, key, root, VectorCache(self.cache_dir/"vectors")).vectors
         self._pool = PaperIndex(pool, bm, vecs)
     return self._pool
 

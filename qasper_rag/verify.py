@@ -6,7 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/verify.html.md"""
 
 # %% ../nbs/16a_verify.ipynb #8369b6d7
 from __future__ import annotations
-import dataclasses, re, time
+import dataclasses, re, threading, time
 from dataclasses import dataclass, asdict
 from typing import Sequence
 from .chunking import Chunk
@@ -114,7 +114,7 @@ class Verifier:
                 ):
         self.judge, self.gen, self.candidates, self.rewrite, self.max_citations = judge, generator, candidates, rewrite, max_citations
         self.quote_options = quote_options
-        self._generations = 0  # rewrites generated in the current `check`
+        self._tl = threading.local()  # rewrites generated in the current `check`, per thread (answers may be checked concurrently)
 
     def _verdict(self, premise: str, hypothesis: str, question: str) -> Verdict:
         if hasattr(self.judge, "verdict"): return self.judge.verdict(premise, hypothesis, question)
@@ -152,7 +152,7 @@ class Verifier:
             msgs = [{"role": "system", "content": SYSTEM_PROMPT},
                     {"role": "user", "content": QUOTE_PROMPT.format(n=n, section=chunk.section, body=body, question=question)}]
             text = self.gen.generate(msgs, max_tokens=160, temperature=0.0, grammar=quote_grammar(options)).text.strip()
-            self._generations += 1
+            self._tl.generations = getattr(self._tl, "generations", 0) + 1
             if text in options: return text
         return options[0] if options else None
 
@@ -184,10 +184,10 @@ class Verifier:
               passages: Sequence[Chunk], # every passage sent, in [Doc N] order
              ) -> Verification:
         "Verify each sentence; re-cite, rewrite or remove the ones the judge does not accept."
-        t0, calls0, self._generations = time.perf_counter(), getattr(self.judge, "calls", 0), 0
+        t0, calls0, self._tl.generations = time.perf_counter(), getattr(self.judge, "calls", 0), 0
         out = [self._check_one(question, s, passages) for s in sentences]
         return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3),
-                            getattr(self.judge, "calls", 0) - calls0, self._generations)
+                            getattr(self.judge, "calls", 0) - calls0, self._tl.generations)
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
 def agree_short_answer(question: str, short: str, v: Verification,

@@ -83,3 +83,48 @@ def test_run_dir_keeps_old_records_on_restart(tmp_path):
     r.start({"config": "a", "limit": None}); r.append({"question_id": "x"})
     r.start({"config": "b", "limit": None}, restart=True)
     assert r.records() == [] and len(list(tmp_path.glob("records.*.jsonl"))) == 1
+
+
+# --- concurrent evaluation against a real OpenAI-compatible server (issue 16) ------------------------------------------
+
+def test_concurrent_eval_on_a_real_server(train10, tmp_path):
+    """`evaluate(concurrency=3)` against a real llama_cpp.server: records come out one per question in question order,
+    a second call resumes exactly where the first stopped, and each answer keeps its own context and verification."""
+    from qasper_rag.answer import Answerer
+    from qasper_rag.evaluate import eval_items, evaluate
+    from qasper_rag.generate import LlamaServer, smollm2_gguf_path
+    from qasper_rag.judges import load_judge
+    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.verify import Verifier
+    cfg = get_config("bm25-only").replace(name="bm25-600", budget=600)
+    with LlamaServer(smollm2_gguf_path(), n_ctx=2048, n_threads=1, startup_timeout=120) as srv:
+        def run(out, concurrency, limit):
+            gen = srv.generator(grammar_field="grammar", extra_body={"repeat_penalty": 1.0}, timeout=300)
+            judge = load_judge("lexical")
+            ans = Answerer(Retriever(cfg, cache_dir=tmp_path / "cache"), gen, verifier=Verifier(judge, gen))
+            return evaluate(train10, ans, judge, out, {"config": cfg.name}, limit=limit, progress=False, concurrency=concurrency)
+        first = run(tmp_path / "conc", 3, 2)
+        assert first["finished"] == 2
+        m = run(tmp_path / "conc", 3, 5)  # resumes: three more questions, answered concurrently
+        seq = run(tmp_path / "seq", 1, 5)
+    lines = [json.loads(l) for l in (tmp_path / "conc" / "records.jsonl").read_text().splitlines()]
+    want = [q.id for _, q in eval_items(train10, 5)]
+    assert [l["question_id"] for l in lines] == want  # question order, nothing twice
+    assert m["finished"] == 5 and m["run"]["sessions"] == 2 and not any(l["record"]["failed"] for l in lines)
+    seq_lines = [json.loads(l) for l in (tmp_path / "seq" / "records.jsonl").read_text().splitlines()]
+    # each answer was built from its own question's retrieval, and verified in its own thread
+    assert [l["record"]["context"] for l in lines] == [l["record"]["context"] for l in seq_lines]
+    assert all(l["record"]["verification"]["counts"] and set(l["record"]["verification"]["counts"]) == set(s["record"]["verification"]["counts"])
+               for l, s in zip(lines, seq_lines))
+    assert all(l["record"]["timings"]["generation"] > 0 and l["record"]["raw_output"] for l in lines)
+
+
+def test_concurrency_needs_a_server_generator(train10, tmp_path, monkeypatch):
+    from qasper_rag.answer import Answerer
+    from qasper_rag.evaluate import evaluate
+    from qasper_rag.generate import load_generator
+    from qasper_rag.retrieval import Retriever, get_config
+    ans = Answerer(Retriever(get_config("bm25-only")), load_generator("smollm2", n_threads=1))
+    with pytest.raises(ValueError, match="needs a generator that serves several requests at once"):
+        evaluate(train10, ans, None, tmp_path / "r", {"config": "bm25-only"}, limit=1, progress=False, concurrency=2)
+    assert not (tmp_path / "r").exists()  # refused before anything was written

@@ -81,3 +81,35 @@ def test_main_methods_named_and_indexed(module):
         for n in names:
             assert own[n].__qualname__ == f"{cls}.{n}"
             assert f"qasper_rag.{module}.{cls}.{n}" in MODIDX["syms"][f"qasper_rag.{module}"]
+
+
+def environ_reads(src: str) -> list[str]:
+    "`os.environ.get(\"QASPER_...\")`, `os.environ[\"QASPER_...\"]` and `os.getenv(\"QASPER_...\")` reads in a module's source."
+    out = []
+    for n in ast.walk(ast.parse(src)):
+        arg = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args:
+            f = n.func
+            if (f.attr == "get" and isinstance(f.value, ast.Attribute) and f.value.attr == "environ") or f.attr == "getenv": arg = n.args[0]
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "environ": arg = n.slice
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith("QASPER_"): out.append(arg.value)
+    return out
+
+
+def test_environ_reads_finds_every_form():
+    src = 'import os\na = os.environ.get("QASPER_A")\nb = os.environ["QASPER_B"]\nc = os.getenv("QASPER_C", "x")\nd = os.environ.get("HOME")\n'
+    assert environ_reads(src) == ["QASPER_A", "QASPER_B", "QASPER_C"]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "settings"])
+def test_package_environment_is_read_only_through_settings(module):
+    "Every QASPER_* variable is read through `settings.env`, so `settings.ENV` is the whole list a user can set."
+    assert environ_reads((PKG/f"{module}.py").read_text()) == []
+
+
+def test_every_env_name_used_is_declared():
+    from qasper_rag.settings import ENV
+    import re
+    used = {m for p in PKG.glob("*.py") for m in re.findall(r'env\(\s*"(QASPER_[A-Z_]+)"', p.read_text())}
+    used |= {"QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"}  # read through generate.ENV_* names
+    assert used <= set(ENV) and used == set(ENV), (used ^ set(ENV))
