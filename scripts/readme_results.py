@@ -16,6 +16,8 @@ v, k = m['verification'], m['kappa']['judge_vs_reference_labels']
 c = v['counts']; kt = k['groups']['qasper-test-sample47-1q']; ktr = k['groups']['qasper-train-sample10']
 te, tr = gm['qasper-test-sample47-1q'], gm['qasper-train-sample10']
 f = lambda x: f"{x:.3f}"
+t = (m['run'].get('settings') or {}).get('answer', {}).get('threads') or m['run'].get('threads')
+threads = f" (llama.cpp with {t} thread{'s' if t != 1 else ''} on two cores)" if t else ""
 text = f"""## Results (offline, two CPU cores)
 All 98 shared questions, `offline-2k` retrieval, Qwen2.5-Coder-1.5B in process, every answer sentence
 verified before it is shown, judged by `{k['judge']}` (`reports/offline-full/`, rendered
@@ -28,8 +30,7 @@ sent {m['evidence_recall']['all']:.3f} (n={m['evidence_recall']['n']['all']}); {
 passage; {v['no_answer']} answers say the passages do not answer; ALCE citation recall {f(m['citation_recall']['value'])}, precision {f(m['citation_precision']['value'])} (n={m['citation_recall']['n']});
 the judge's agreement with the reference labels of citation support: kappa {k['kappa']:.3f} (n={k['n']}), on the
 test papers' items {kt['kappa']:.3f} (n={kt['n']}), on the train papers' {ktr['kappa']:.3f} (n={ktr['n']}), false 'supported' rate {k['false_supported_rate']:.3f};
-verification adds {v['seconds']['median']} s per answer (median; p95 {v['seconds']['p95']}) to {m['seconds_per_question']['median']} s per question
-(one llama.cpp thread, the default on two cores: `--threads 2` is faster on an idle machine).
+verification adds {v['seconds']['median']} s per answer (median; p95 {v['seconds']['p95']}) to {m['seconds_per_question']['median']} s per question{threads}.
 """
 readme = Path('README.md').read_text()
 new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
