@@ -100,7 +100,9 @@ def norm_ws(s: str) -> str:
     "Collapse white space and strip: how evidence strings are compared with paragraphs."
     return _WS.sub(" ", s).strip()
 
-def chunk_prefix(title: str, section: str) -> str:
+def chunk_prefix(title: str, # the paper's title (a trailing period is dropped)
+                 section: str, # the section's name
+                ) -> str:
     "The `Title: <title>. Section: <section>. ` prefix of every chunk."
     return f"Title: {norm_ws(title).rstrip('.')}. Section: {section}. "
 
@@ -213,7 +215,9 @@ class EvidenceLocation:
     def is_float(self) -> bool: return self.evidence.startswith(FLOAT_PREFIX)
 
 # %% ../nbs/04_chunking.ipynb #116a2840
-def covered(spans: Iterable[ParagraphSpan], text: str) -> bool:
+def covered(spans: Iterable[ParagraphSpan], # character spans [start, end) over `text`, in any order
+            text: str, # the paragraph they should cover
+           ) -> bool:
     "True if the spans leave no non-space character of `text` uncovered."
     pos = 0
     for s in sorted(spans, key=lambda s: s.start):

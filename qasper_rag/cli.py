@@ -20,7 +20,9 @@ __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_s
            'shared_data_dir_default', 'cmd_report', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
-def find_tables_dir(data: str | None, tables: str | None = None) -> Path | None:
+def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
+                    tables: str | None = None, # an explicit table folder (--tables); None: look for one
+                   ) -> Path | None:
     "The table-body folder: explicit, `$QASPER_TABLES`, or a `tables/` folder beside the data."
     if tables: return Path(tables)
     if env("QASPER_TABLES"): return Path(env("QASPER_TABLES"))
@@ -30,8 +32,12 @@ def find_tables_dir(data: str | None, tables: str | None = None) -> Path | None:
             if (d/"tables").is_dir(): return d/"tables"
     return None
 
-def load_corpus(data: str | None, split: str | None = None, tables: str | None = None, use_tables: bool = True,
-                arxiv: bool = False):
+def load_corpus(data: str | None, # QASPER file or folder (None: `load_qasper`'s search)
+                split: str | None = None, # the split to keep (None: all)
+                tables: str | None = None, # table-body folder (None: `find_tables_dir`)
+                use_tables: bool = True, # attach table bodies from files (False: none are read)
+                arxiv: bool = False, # also take table bodies from the papers' arXiv LaTeX sources (network)
+               ):
     "Load papers and attach the table bodies found (and arXiv's, if asked); returns (corpus, table report or None)."
     corpus = load_qasper(data, split)
     tdir = find_tables_dir(data, tables) if use_tables else None
@@ -45,7 +51,8 @@ def load_corpus(data: str | None, split: str | None = None, tables: str | None =
     return QasperCorpus(papers, corpus.source), report
 
 # %% ../nbs/90_cli.ipynb #548faf14
-def chunk_stats(corpus: QasperCorpus, chunker: QasperChunker,
+def chunk_stats(corpus: QasperCorpus, # the papers
+                chunker: QasperChunker, # the chunker applied (its settings and tokenizer are reported)
                 table_report: TableReport | None = None, # what attaching table files did (`load_corpus`); None: none were read
                ) -> dict:
     "Statistics of chunking a corpus and mapping its gold evidence."
@@ -73,7 +80,9 @@ def chunk_stats(corpus: QasperCorpus, chunker: QasperChunker,
 # %% ../nbs/90_cli.ipynb #0450e42e
 def _pct(a: int, b: int) -> str: return f"{a}/{b} ({a/b:.1%})" if b else f"{a}/0"
 
-def print_stats(s: dict, out=sys.stdout):
+def print_stats(s: dict, # `chunk_stats` output
+                out=sys.stdout, # where to print
+               ):
     "Readable form of `chunk_stats`."
     w = lambda *a: print(*a, file=out)
     w(f"papers {s['papers']}, questions {s['questions']}, chunks {s['chunks']} {s['chunks_by_kind']}")
@@ -89,7 +98,9 @@ def print_stats(s: dict, out=sys.stdout):
     for e in s["evidence_exceptions"]: w(f"  exception: {e['kind']} evidence {e['evidence']!r} (question {e['question_id'][:8]}, mapped={e['mapped']})")
 
 # %% ../nbs/90_cli.ipynb #92d24ce0
-def print_chunks(chunks, out=sys.stdout):
+def print_chunks(chunks, # one paper's chunks, in order
+                 out=sys.stdout, # where to print
+                ):
     "The chunks of one paper, readable in a terminal."
     for c in chunks:
         extra = " (body cut to fit)" if c.body_truncated else ""
@@ -126,7 +137,9 @@ def cmd_chunks(a: argparse.Namespace) -> int:
     return 0
 
 # %% ../nbs/90_cli.ipynb #3693bf0d
-def print_recall(r: dict, out=sys.stdout):
+def print_recall(r: dict, # `measure_recall` output
+                 out=sys.stdout, # where to print
+                ):
     "Readable form of `measure_recall`."
     w = lambda *a: print(*a, file=out)
     fmt = lambda v: "n/a" if v is None else f"{v:.3f}"
@@ -160,7 +173,10 @@ def _recall_args(p: argparse.ArgumentParser):
     p.add_argument("--records", help="write one JSON line per question to this file")
 
 # %% ../nbs/90_cli.ipynb #baeb8cda
-def print_answer(r, out=sys.stdout, width: int = 100):
+def print_answer(r, # an `AnswerRecord`
+                 out=sys.stdout, # where to print
+                 width: int = 100, # characters per line when wrapping
+                ):
     "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages."
     import textwrap
     w = lambda *a: print(*a, file=out)
@@ -183,7 +199,8 @@ def print_answer(r, out=sys.stdout, width: int = 100):
       f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
 
 # %% ../nbs/90_cli.ipynb #e9a54971
-def make_answerer(settings: AnswerSettings = AnswerSettings(), corpus=None,
+def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retrieval, threads, verify judge, max tokens (resolved here)
+                  corpus=None, # the papers searched in open-domain mode (scope corpus); None: none
                   judge=None, # an already loaded judge to verify with (e.g. the evaluation's, sharing its cache)
                  ):
     "Load the generator, a retriever whose budget is counted with the generator's tokenizer, and the verifier."
@@ -226,7 +243,9 @@ def _model_args(p: argparse.ArgumentParser):
     p.add_argument("--verify", help="judge that checks every answer sentence before it is shown: grounded (default), "
                    "llm, lexical, true[:<model>], or none (show the model's sentences unchecked)")
 
-def answer_settings(a: argparse.Namespace, base: AnswerSettings = AnswerSettings()) -> AnswerSettings:
+def answer_settings(a: argparse.Namespace, # the parsed options: config, generator, threads, verify, install (None: not given)
+                    base: AnswerSettings = AnswerSettings(), # the settings the given options override
+                   ) -> AnswerSettings:
     "The answer settings the options give: `base` with every option that was given, resolved against the environment."
     given = {k: v for k, v in (("retrieval", a.config), ("generator", a.generator), ("threads", a.threads), ("verify", a.verify)) if v is not None}
     return dataclasses.replace(base, **given, **({"install": True} if a.install else {})).resolved()
@@ -237,7 +256,9 @@ def _ask_args(p: argparse.ArgumentParser):
     p.add_argument("question", nargs="+", help="the question")
 
 # %% ../nbs/90_cli.ipynb #cfb1e7db
-def print_metrics(m: dict, out=sys.stdout):
+def print_metrics(m: dict, # a run's metrics.json, loaded
+                  out=sys.stdout, # where to print
+                 ):
     "Readable form of a run's metrics.json."
     w = lambda *a: print(*a, file=out)
     c, r = m["coverage"], m.get("run", {})
@@ -263,7 +284,7 @@ def print_metrics(m: dict, out=sys.stdout):
 def run_eval(out: str | Path, # the run folder (a run with the same settings there is resumed)
              settings: RunSettings = RunSettings(), # what is answered, how, and the judge (resolved against the environment here)
              restart: bool = False, # start over in `out` (the old records are kept beside)
-             progress: bool = True,
+             progress: bool = True, # show a progress bar
             ) -> dict:
     "Load the data, the answerer and the judge once, then `evaluate` into `out`; the resolved settings and the environment go into run.json."
     from qasper_rag.evaluate import evaluate
@@ -339,7 +360,9 @@ def _score_args(p: argparse.ArgumentParser):
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 # %% ../nbs/90_cli.ipynb #f63d5ebd
-def print_label_check(r: dict, out=sys.stdout):
+def print_label_check(r: dict, # `check_labels` output
+                      out=sys.stdout, # where to print
+                     ):
     "Readable form of `check_labels`."
     w = lambda *a: print(*a, file=out)
     row = lambda name, x: w(f"  {name:34s} kappa {x['kappa']} {x.get('kappa_ci95')} (n={x['n']}), false 'supported' rate {x['false_supported_rate']} "

@@ -87,7 +87,9 @@ class CragConfig:
     lower: float = 0.15  # score < lower: Incorrect
     scorer: str = "embedding"  # "embedding" (the retriever's dense model) or a cross-encoder id/path
 
-def label(score: float, cfg: CragConfig = CragConfig()) -> Label:
+def label(score: float, # relevance score of one passage
+          cfg: CragConfig = CragConfig(), # thresholds: `upper` and above is Correct, below `lower` Incorrect, between Ambiguous
+         ) -> Label:
     "CRAG label of one relevance score."
     return "Correct" if score >= cfg.upper else "Incorrect" if score < cfg.lower else "Ambiguous"
 
@@ -106,8 +108,12 @@ def sentences(text: str) -> list[str]:
     "A light sentence split for refinement strips (abbreviation-safe splitting is not needed here)."
     return [s for s in _SENT.split(text.strip()) if s.strip()]
 
-def apply_crag(question: str, ids: Sequence[str], texts: Sequence[str], scorer: RelevanceScorer,
-               cfg: CragConfig = CragConfig()) -> tuple[list[Labelled], list[Labelled]]:
+def apply_crag(question: str, # the question the passages are scored against
+               ids: Sequence[str], # passage ids; the kept ones come back in this order
+               texts: Sequence[str], # their texts, aligned with `ids`
+               scorer: RelevanceScorer, # scores each passage's relevance to the question
+               cfg: CragConfig = CragConfig(), # thresholds and mode (labels, remove Incorrect, refine: also drop sentences below `lower`)
+              ) -> tuple[list[Labelled], list[Labelled]]:
     "Label ranked passages; returns (kept in rank order, removed)."
     scores = scorer.score(question, list(texts))
     lab = [Labelled(i, float(s), label(float(s), cfg)) for i, s in zip(ids, scores)]

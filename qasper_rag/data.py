@@ -154,7 +154,11 @@ def _question(paper_id: str, q: dict) -> Question:
     meta = tuple((k, q[k]) for k in _META if k in q)
     return Question(q["question_id"], paper_id, q["question"], answers, meta)
 
-def paper_from_v03(paper_id: str, d: dict, split: str | None = None, source: str | None = None) -> Paper:
+def paper_from_v03(paper_id: str, # the paper's id: its entry's key
+                   d: dict, # the entry: title, abstract, full_text, figures_and_tables, qas
+                   split: str | None = None, # train, dev or test (None: unknown)
+                   source: str | None = None, # where it was read from, for error messages and `Paper.source`
+                  ) -> Paper:
     "Build a `Paper` from one entry of the original v0.3 JSON."
     try:
         secs = tuple(Section(s.get("section_name") or "", tuple(p for p in (s.get("paragraphs") or []) if p is not None))
@@ -213,7 +217,10 @@ def _split_from_name(name: str) -> str | None:
 def _is_hf_row(o: Any) -> bool:
     return isinstance(o, dict) and "id" in o and isinstance(o.get("full_text"), dict)
 
-def papers_from_objects(objs: Iterable[Any], source: str, split: str | None = None) -> Iterator[Paper]:
+def papers_from_objects(objs: Iterable[Any], # parsed JSON values: {paper_id: entry} dicts (v0.3), Hugging Face rows, or lists of them
+                        source: str, # where they were read from, for error messages and `Paper.source`
+                        split: str | None = None, # every paper's split (None: unknown)
+                       ) -> Iterator[Paper]:
     "Papers from parsed JSON values of either format."
     for o in objs:
         if isinstance(o, list): yield from papers_from_objects(o, source, split); continue
@@ -223,7 +230,9 @@ def papers_from_objects(objs: Iterable[Any], source: str, split: str | None = No
                                   "nor Hugging Face allenai/qasper rows ({id, title, full_text: {...}, ...})")
         for pid, d in o.items(): yield paper_from_v03(pid, d, split, source)
 
-def load_file(path: str | Path, split: str | None = None) -> list[Paper]:
+def load_file(path: str | Path, # a .json or .jsonl file, optionally gzipped
+              split: str | None = None, # the papers' split (None: from the file name, e.g. qasper-dev-v0.3.json)
+             ) -> list[Paper]:
     "Papers from one file of either format (`.json`, `.jsonl`, optionally gzipped)."
     path = Path(path)
     return list(papers_from_objects(read_json_objects(path), str(path), split or _split_from_name(path.name)))
@@ -264,7 +273,9 @@ class QasperCorpus:
         return QasperCorpus((p for p in self if p.split == s), f"{self.source} [{s}]")
 
 # %% ../nbs/00_data.ipynb #654ffd7a
-def load_path(path: str | Path, split: str | None = None) -> QasperCorpus:
+def load_path(path: str | Path, # a QASPER file, or a folder whose .json/.jsonl(.gz) files are read (recursively)
+              split: str | None = None, # keep papers of this split and those of unknown split (None: all)
+             ) -> QasperCorpus:
     "A corpus from a QASPER file or a folder of them, in either format."
     path = Path(path).expanduser()
     if not path.exists(): raise QasperDataError(f"{path}: no such file or folder; pass --data a QASPER JSON file or folder")
@@ -309,7 +320,11 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 # %% ../nbs/00_data.ipynb #5d1f4444
-def download(url: str, dest: Path, timeout: float = 60.0, progress: bool = True) -> Path:
+def download(url: str, # the file to fetch
+             dest: Path, # where to save it (written to `<dest>.part` first)
+             timeout: float = 60.0, # seconds to wait for the server (to connect, and between reads)
+             progress: bool = True, # show a progress bar
+            ) -> Path:
     "Stream `url` to `dest` with a progress bar; verify the size; record its SHA-256 beside it."
     import requests
     from tqdm.auto import tqdm
@@ -338,8 +353,11 @@ def _verified(path: Path) -> bool:
     rec = Path(str(path) + ".sha256")
     return path.exists() and rec.exists() and rec.read_text().strip() == _sha256(path)
 
-def fetch_official(split: str = "train", cache_dir: str | Path | None = None, base_url: str = QASPER_URL,
-                   progress: bool = True) -> Path:
+def fetch_official(split: str = "train", # train, dev (or validation) or test
+                   cache_dir: str | Path | None = None, # download cache (default: `default_cache_dir()`)
+                   base_url: str = QASPER_URL, # where the official tarballs are
+                   progress: bool = True, # show a download progress bar
+                  ) -> Path:
     "The v0.3 JSON of `split`, downloaded once from the official tarball and cached."
     split = normalize_split(split)
     cache = Path(cache_dir or default_cache_dir())
@@ -360,7 +378,9 @@ def fetch_official(split: str = "train", cache_dir: str | Path | None = None, ba
     return out
 
 # %% ../nbs/00_data.ipynb #2edc4aff
-def load_hf_dataset(split: str = "train", cache_dir: str | Path | None = None) -> QasperCorpus:
+def load_hf_dataset(split: str = "train", # train, dev (or validation) or test
+                    cache_dir: str | Path | None = None, # the `datasets` cache (None: its default)
+                   ) -> QasperCorpus:
     "QASPER from the Hugging Face Hub (`allenai/qasper`); needs `pip install qasper-rag[hf]` and network."
     split = normalize_split(split)
     try: import datasets
@@ -374,8 +394,11 @@ def load_hf_dataset(split: str = "train", cache_dir: str | Path | None = None) -
     return QasperCorpus((paper_from_v03(*hf_row_to_v03(r), split=split, source="hf:allenai/qasper") for r in ds), f"hf:allenai/qasper[{split}]")
 
 # %% ../nbs/00_data.ipynb #070c6c20
-def load_qasper(data: str | Path | None = None, split: str | None = None,
-                source: Literal["official", "hf"] = "official", cache_dir: str | Path | None = None) -> QasperCorpus:
+def load_qasper(data: str | Path | None = None, # a local QASPER file or folder (default: `$QASPER_DATA`); given, nothing is downloaded
+                split: str | None = None, # the split to keep (None: all of `data`, or train when downloading)
+                source: Literal["official", "hf"] = "official", # without `data`: the official tarballs or the Hugging Face Hub
+                cache_dir: str | Path | None = None, # download cache (None: `default_cache_dir()`, or the `datasets` default for hf)
+               ) -> QasperCorpus:
     "Load QASPER from local files, the download cache, or the network (see the order above)."
     data = data or env("QASPER_DATA")
     if data: return load_path(data, split)

@@ -134,7 +134,9 @@ _all_ = ['ModelPartsError', 'reassemble_parts', 'default_model_dir', 'mpnet_part
 SPECTER2_BASE, SPECTER2_ADAPTER = "allenai/specter2_base", "allenai/specter2"
 _CHUNK_PREFIX = re.compile(r"^Title: (.*?)\. Section: (.*?)\. ", re.S)
 
-def specter2_document(text: str, sep: str = "[SEP]") -> str:
+def specter2_document(text: str, # a chunk's text, starting with its `Title: ... Section: ...` prefix
+                      sep: str = "[SEP]", # put between title and text (the tokenizer's sep token)
+                     ) -> str:
     "A chunk in SPECTER2's `title[SEP]text` form; text without the chunk prefix unchanged."
     m = _CHUNK_PREFIX.match(text)
     return f"{m.group(1)}{sep}{m.group(2)}. {text[m.end():]}" if m else text
@@ -320,7 +322,11 @@ def default_index_dir() -> Path:
     "Where dense indexes and the vector cache live: `$QASPER_INDEX`, else `data/indexes` in the project."
     return Path(env("QASPER_INDEX") or project_root()/"data"/"indexes")
 
-def index_name(embedder: Embedder, chunker_key: str, ids: Sequence[str] = (), texts: Sequence[str] = ()) -> str:
+def index_name(embedder: Embedder, # the embedder: its name, long-text mode and max tokens go into the name
+               chunker_key: str, # the chunker's settings (`ChunkerConfig.key()`)
+               ids: Sequence[str] = (), # the chunk ids indexed
+               texts: Sequence[str] = (), # their texts, aligned with `ids`
+              ) -> str:
     "Folder name of an index: its settings, readable, then a hash of them and of the indexed (id, text) pairs."
     docs = hashlib.sha1("\n".join(f"{i}\t{text_sha1(t)}" for i, t in zip(ids, texts)).encode()).hexdigest()
     settings = {"version": INDEX_VERSION, "embedder": embedder.name, "long_text": embedder.long_text,
@@ -329,8 +335,12 @@ def index_name(embedder: Embedder, chunker_key: str, ids: Sequence[str] = (), te
     slug = lambda s: re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
     return f"{slug(embedder.name.split(':')[0])}-{embedder.long_text}-{slug(chunker_key) or 'chunks'}-{h}"
 
-def build_index(embedder: Embedder, chunks: Sequence[Chunk], chunker_key: str = "", root: str | Path | None = None,
-                cache: VectorCache | None = None) -> DenseIndex:
+def build_index(embedder: Embedder, # encodes the chunks
+                chunks: Sequence[Chunk], # the chunks to index
+                chunker_key: str = "", # the chunker's settings (`ChunkerConfig.key()`), part of the index name
+                root: str | Path | None = None, # folder of the indexes (default: `default_index_dir()`)
+                cache: VectorCache | None = None, # vector cache (default: one in `<root>/vectors`)
+               ) -> DenseIndex:
     "The dense index of `chunks`: loaded when built before, else built (vectors through the cache) and saved."
     ids, texts = [c.id for c in chunks], [c.text for c in chunks]
     root = Path(root or default_index_dir())

@@ -139,7 +139,12 @@ class RunDir:
             f.write(json.dumps(d, ensure_ascii=False) + "\n"); f.flush(); os.fsync(f.fileno())
 
 # %% ../nbs/17_evaluate.ipynb #537d2cc0
-def judge_answer(record: AnswerRecord, retrieval, question: Question, judge, max_citations: int = 3) -> tuple[dict | None, list[JudgedSentence]]:
+def judge_answer(record: AnswerRecord, # the answer record of one question
+                 retrieval, # the `Retrieval` whose passages were sent, in [Doc N] order
+                 question: Question, # the question, with its gold evidence
+                 judge, # the citation judge (None: only the gold check)
+                 max_citations: int = 3, # citations judged per sentence: the first ones
+                ) -> tuple[dict | None, list[JudgedSentence]]:
     "ALCE verdicts of the judge (None without a judge or an answer) and both verdicts for every sentence of one answer."
     if record.failed or not record.answer: return None, []
     passages = [c.body for c in retrieval.passages]
@@ -164,7 +169,9 @@ class _NoJudge:
     def entails(self, premise: str, hypothesis: str) -> bool: return False
 
 # %% ../nbs/17_evaluate.ipynb #35bc8110
-def eval_items(corpus: QasperCorpus, limit: int | None = None) -> list[tuple[Paper, Question]]:
+def eval_items(corpus: QasperCorpus, # the papers
+               limit: int | None = None, # the first `limit` questions (None: all)
+              ) -> list[tuple[Paper, Question]]:
     "Every question of the corpus in file order (the first `limit`)."
     return [(p, q) for p in corpus for q in p.questions][:limit]
 
@@ -204,8 +211,14 @@ def _concurrent_lines(answerer, judge, todo: Sequence[tuple[Paper, Question]], c
             while pending and pending[0].done(): yield pending.popleft().result()
         while pending: yield pending.popleft().result()
 
-def evaluate(corpus: QasperCorpus, answerer, judge, out: str | Path, settings: Mapping,
-             limit: int | None = None, restart: bool = False, progress: bool = True,
+def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
+             answerer, # an `Answerer` (its generator must be `thread_safe` for `concurrency` above 1)
+             judge, # the citation judge (None: citations are not judged)
+             out: str | Path, # the run folder (a run with the same settings there is resumed)
+             settings: Mapping, # the run's settings: recorded in run.json, and checked against it when resuming
+             limit: int | None = None, # the first `limit` questions in file order (None: all)
+             restart: bool = False, # start over in `out` (the old records are kept beside)
+             progress: bool = True, # show a progress bar
              labels: str | Path | None = None, # a filled human label file, for kappa against humans
              reference_labels: str | Path | None = None, # a label file of citation support: the judge is checked on its pairs
              concurrency: int = 1, # questions in flight at once (a generator that is `thread_safe`, i.e. a server, is needed above 1)
@@ -239,7 +252,12 @@ def question_groups(data: str | Path | None) -> dict[str, str]:
     files = sorted(p.glob("*.json*")) if p.is_dir() else [p]
     return {q.id: f.name.split(".json")[0] for f in files for q in load_path(f).questions()}
 
-def check_reference_labels(run: RunDir, judge, path: str | Path, data: str | Path | None = None, progress: bool = False) -> dict:
+def check_reference_labels(run: RunDir, # the run folder; reference_labels.json is written into it
+                           judge, # the run's judge
+                           path: str | Path, # a label file of (claim, cited passages) pairs with their labels
+                           data: str | Path | None = None, # QASPER file or folder: items grouped by their question's file (None: no groups)
+                           progress: bool = False, # show a progress bar
+                          ) -> dict:
     "Run the run's judge on a label file's (claim, cited passages) pairs; kappa overall and per data file, kept in the run folder."
     items = read_label_items(path)
     groups = question_groups(data)
@@ -259,8 +277,11 @@ def run_predictions(lines: Iterable[EvalLine | Mapping]) -> dict[str, dict]:
     return {l.question_id: {"predicted_answer": l.record.short_answer, "predicted_evidence": l.record.predicted_evidence}
             for l in map(EvalLine.of, lines) if not l.record.failed}
 
-def run_metrics(lines: Sequence[EvalLine | Mapping], corpus: QasperCorpus, question_ids: Sequence[str],
-                human: Mapping[str, int] | None = None) -> dict:
+def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalLine`s or their dicts)
+                corpus: QasperCorpus, # the data, for the gold answers
+                question_ids: Sequence[str], # the questions scored, in order; records of others are left out, missing ones count as not run
+                human: Mapping[str, int] | None = None, # item_id -> human label, 1 supported / 0 not (None: no kappa against humans)
+               ) -> dict:
     "All metrics of a run's records over exactly `question_ids`."
     wanted = set(question_ids)
     by_id = {l.question_id: l for l in map(EvalLine.of, lines) if l.question_id in wanted}
@@ -305,7 +326,9 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], corpus: QasperCorpus, quest
                     "Citation recall": fmt_mean(cr), "Citation precision": fmt_mean(cp)},
     }
 
-def verification_metrics(lines: Iterable[EvalLine | Mapping], judged: Sequence[JudgedSentence]) -> dict:
+def verification_metrics(lines: Iterable[EvalLine | Mapping], # the run's records (`EvalLine`s or their dicts)
+                         judged: Sequence[JudgedSentence], # their judged sentences
+                        ) -> dict:
     "What the verifier did (sentences by status, answers left without a claim), how much of what is shown the judge supports, and its cost."
     recs = [EvalLine.of(l).record for l in lines]
     sents = [s for r in recs for s in r.sentences]
@@ -326,7 +349,11 @@ def _mean(xs) -> float | None:
     m = _mean_or_none(xs)
     return None if m is None else round(m, 4)
 
-def finish_run(out: str | Path, corpus: QasperCorpus, labels: str | Path | None = None, wall_s: float | None = None) -> dict:
+def finish_run(out: str | Path, # the run folder
+               corpus: QasperCorpus, # the data of the run: it must hold every recorded question
+               labels: str | Path | None = None, # a filled human label file, for kappa against humans (None: none)
+               wall_s: float | None = None, # seconds this session took, added to the run's total (None: no session, e.g. a rescore)
+              ) -> dict:
     "Rewrite predictions.jsonl and metrics.json from a run folder's records (also after the fact, e.g. with human labels)."
     run = RunDir(out)
     settings, lines = run.settings() or {}, run.lines()

@@ -18,7 +18,9 @@ __all__ = ['OPEN_ON_LINK', 'gold_chunks', 'trace', 'explore', 'failures_frame', 
 # %% ../nbs/25_failures.ipynb #0cc88a02
 from .retrieval import STAGES  # the stage names `Retrieval.stages` uses: one type for both
 
-def gold_chunks(cp: ChunkedPaper, ev: str) -> list[str]:
+def gold_chunks(cp: ChunkedPaper, # the chunked paper
+                ev: str, # one gold evidence string (a paragraph, or a `FLOAT SELECTED` caption)
+               ) -> list[str]:
     "Ids of the chunks that hold (all or part of) gold item `ev`."
     return [c.id for c in cp.chunks if ev in cp.evidence_strings([c.id]) or cp.reached(ev, [c.id])]
 
@@ -28,7 +30,9 @@ def _rank(ids: Sequence[str] | None, targets: Iterable[str]) -> int | None:
     ranks = [pos[t] for t in targets if t in pos]
     return min(ranks) if ranks else None
 
-def trace(res, q: Question) -> list[dict]:
+def trace(res, # the question's `Retrieval`: its stages, context and CRAG removals
+          q: Question, # the question, with its gold evidence
+         ) -> list[dict]:
     "One row per gold item of `q`: its chunks' best rank in every stage and where it was lost (or `reached`)."
     cp, sent = res.chunked, list(res.context.chunk_ids)
     removed = {l.id for l in res.removed}
@@ -49,7 +53,12 @@ def trace(res, q: Question) -> list[dict]:
                      "passages_sent": len(sent), "tokens_sent": res.context.n_tokens, "lost_at": lost})
     return rows
 
-def explore(corpus: QasperCorpus, retriever, limit: int | None = None, missed_only: bool = True, progress: bool = True) -> list[dict]:
+def explore(corpus: QasperCorpus, # the papers; their questions with evidence are traced
+            retriever, # the `Retriever` traced
+            limit: int | None = None, # the first `limit` questions with evidence (None: all)
+            missed_only: bool = True, # keep only the gold items that did not reach the model (False: every item)
+            progress: bool = True, # show a progress bar
+           ) -> list[dict]:
     "Trace every question with evidence (the first `limit`); keep the items that did not reach the model unless `missed_only=False`."
     from tqdm.auto import tqdm
     qs = [(p, q) for p in corpus for q in p.questions if q.evidence][:limit]
@@ -58,7 +67,11 @@ def explore(corpus: QasperCorpus, retriever, limit: int | None = None, missed_on
         rows += [r for r in trace(retriever.retrieve(p, q.text), q) if not missed_only or r["lost_at"] != "reached"]
     return rows
 
-def failures_frame(rows: Sequence[dict], stage: str | None = None, kind: str | None = None, paper: str | None = None):
+def failures_frame(rows: Sequence[dict], # `trace` rows (e.g. from `explore`)
+                   stage: str | None = None, # keep items lost at this stage, a `lost_at` value (None: all)
+                   kind: str | None = None, # keep `text` or `table/figure` items (None: both)
+                   paper: str | None = None, # keep the items of this paper id (None: all)
+                  ):
     "The rows as a DataFrame, filtered by the stage that lost them, evidence kind and paper id."
     import pandas as pd
     df = pd.DataFrame(list(rows))
@@ -116,7 +129,10 @@ def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed
     return pd.DataFrame(out)
 
 # %% ../nbs/25_failures.ipynb #d459fcb3
-def passages_sent(line: Mapping, cp: ChunkedPaper, q: Question) -> list[dict]:
+def passages_sent(line: Mapping, # one record of an evaluation run (a line of records.jsonl)
+                  cp: ChunkedPaper, # the question's chunked paper, for the passages' texts and the gold chunks
+                  q: Question, # the question, with its gold evidence
+                 ) -> list[dict]:
     "The passages sent for one answered question: doc number, section, chunk id, cited by the answer, holds gold evidence, CRAG label, text."
     cited = {c for s in line["record"].get("sentences", []) for c in s.get("citations", [])}
     gold = {cid for ev in q.evidence for cid in gold_chunks(cp, ev)}
@@ -124,7 +140,11 @@ def passages_sent(line: Mapping, cp: ChunkedPaper, q: Question) -> list[dict]:
              "gold": c["chunk_id"] in gold, "label": c.get("label", ""), "text": cp.by_id[c["chunk_id"]].text if c["chunk_id"] in cp.by_id else ""}
             for c in line["record"].get("context", [])]
 
-def details_html(line: Mapping, passages: Sequence[dict], answer_f1: float | None = None, chars: int = 400) -> str:
+def details_html(line: Mapping, # one record of an evaluation run
+                 passages: Sequence[dict], # its passages (`passages_sent`)
+                 answer_f1: float | None = None, # the question's official Answer-F1 (None: not shown)
+                 chars: int = 400, # characters shown of each passage's text (longer ones are cut)
+                ) -> str:
     "One question's detail view as an HTML `<details>` element with the id `q-<question id>`: answer, outcome, passages sent."
     from html import escape as e
     r, qid = line["record"], line["question_id"]

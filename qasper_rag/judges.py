@@ -91,7 +91,10 @@ class TrueJudge:
         return int(self._first_logits(premise, hypothesis).argmax()) == self._one
 
 # %% ../nbs/16_judges.ipynb #ed2cb39f
-def build_tiny_t5(path: str | Path, words: Iterable[str] = (), entail: bool = True) -> Path:
+def build_tiny_t5(path: str | Path, # folder to save the model and tokenizer in
+                  words: Iterable[str] = (), # more words for the vocabulary (others map to <unk>)
+                  entail: bool = True, # True: the first output token is always `1` (entails); False: `0`
+                 ) -> Path:
     "Save a tiny T5 + word-level tokenizer whose first output token is `1` (entail) or `0` (not), for tests."
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
@@ -174,7 +177,9 @@ def claim_terms(text: str) -> list[str]:
 _CLAIM_NUM = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?![\d.]\d)")
 _ANY_NUM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
-def numbers(text: str, standalone: bool = True) -> set[str]:
+def numbers(text: str, # the text to read
+            standalone: bool = True, # skip digits inside names (SST-2, BIBREF2, 500.15.6); False: every number
+           ) -> set[str]:
     "Numbers in `text` without thousands separators; `standalone` skips digits inside names (SST-2, BIBREF2, 500.15.6)."
     return {n.replace(",", "") for n in (_CLAIM_NUM if standalone else _ANY_NUM).findall(text)}
 
@@ -188,7 +193,10 @@ def _unit_tokens(text: str) -> list[str]:
     st = _stemmer()
     return [t.replace(",", "") if _NUMBER.fullmatch(t.replace(",", "")) else st.stem(t.lower()) for t in _TOKEN.findall(text)]
 
-def misbound_numbers(premise: str, hypothesis: str, reach: int = 3) -> tuple[str, ...]:
+def misbound_numbers(premise: str, # the cited passage(s)
+                     hypothesis: str, # the claim
+                     reach: int = 3, # words after a number of the passage among which its noun is looked for
+                    ) -> tuple[str, ...]:
     """The claim's numbers bound to the wrong noun: "826,987 questions" where the passage follows 826,987 with other
     words but puts "question" right after another number (2,714 question-answer pairs). A number absent from the
     passage, or a noun the passage never puts after any number, is not judged here."""
@@ -206,7 +214,10 @@ def misbound_numbers(premise: str, hypothesis: str, reach: int = 3) -> tuple[str
         if any(isnum(x) and x != t and unit in after(p, j) for j, x in enumerate(p)): out.append(f"{t} {unit}")
     return tuple(out)
 
-def bound_numbers(premise: str, hypothesis: str, reach: int = 3) -> bool:
+def bound_numbers(premise: str, # the cited passage(s)
+                  hypothesis: str, # the claim
+                  reach: int = 3, # words after a number of the passage among which the claim's noun must be
+                 ) -> bool:
     """Does the passage put every number of the claim before the claim's own noun ("about 100 million sentences" for
     "the data is about 100 million sentences")? Then the number carries its subject and the claim's words taken from
     the question need not be in the passage; a number without a noun, or never before it, is not bound."""
@@ -316,7 +327,8 @@ JUDGES = ("grounded", "llm", "lexical", "true", "none")
 
 def load_judge(spec: str, # grounded (offline default) | llm | lexical | true | true:<model id or folder> | none
                generator=None, # for `grounded` and `llm`: the generator already loaded for answering
-               cache: str | Path | None = None):
+               cache: str | Path | None = None, # `grounded`, `llm`: JSON-lines file of verdicts, appended (None: memory)
+              ):
     "A judge from its name; `none` gives None (citations are not judged)."
     if spec == "none": return None
     if spec == "lexical": return LexicalJudge()
@@ -330,7 +342,10 @@ def judge_name(judge) -> str:
     return "none" if judge is None else getattr(judge, "name", None) or type(judge).__name__.lower()
 
 # %% ../nbs/16_judges.ipynb #e48194aa
-def gold_support(cp: ChunkedPaper, q: Question, chunk_id: str) -> bool:
+def gold_support(cp: ChunkedPaper, # the question's chunked paper
+                 q: Question, # the question, with its annotated evidence
+                 chunk_id: str, # the chunk to check
+                ) -> bool:
     "Does chunk `chunk_id` contain evidence annotated for `q` (any annotator)?"
     ev = set(q.evidence)
     return bool(ev) and (bool(ev & set(cp.evidence_strings([chunk_id]))) or any(cp.reached(e, [chunk_id]) for e in ev))
@@ -353,7 +368,9 @@ class JudgedSentence:
     def from_dict(cls, d: Mapping) -> "JudgedSentence":
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
-def agreement(items: Sequence[JudgedSentence], human: Mapping[str, int] | None = None) -> dict:
+def agreement(items: Sequence[JudgedSentence], # judged sentences (`judge_answer`)
+              human: Mapping[str, int] | None = None, # item_id -> human label 1/0 (`read_labels`); None: no human comparison
+             ) -> dict:
     "Cohen's kappa between the judge and the gold check (sentence and citation level), and with human labels if given."
     js = [s for s in items if s.judge_recall is not None and s.cited]
     def k(a, b) -> dict | None:
@@ -374,8 +391,13 @@ def agreement(items: Sequence[JudgedSentence], human: Mapping[str, int] | None =
 # %% ../nbs/16_judges.ipynb #c2766f38
 LABEL_COLUMNS = ("item_id", "question", "claim", "cited_passages", "label")
 
-def export_labelling(items: Sequence[JudgedSentence], questions: Mapping[str, str], passages: Mapping[str, str],
-                     path: str | Path, n: int = 100, seed: int = 0) -> Path:
+def export_labelling(items: Sequence[JudgedSentence], # judged sentences; the cited ones are sampled
+                     questions: Mapping[str, str], # question id -> question text
+                     passages: Mapping[str, str], # chunk id -> passage text
+                     path: str | Path, # the CSV file to write (its folder is created)
+                     n: int = 100, # sentences in the sample (all cited ones if fewer)
+                     seed: int = 0, # random seed of the sample
+                    ) -> Path:
     "Write a seeded random sample of `n` cited sentences to CSV for human labelling (no judge verdicts in it)."
     pool = [s for s in items if s.cited]
     sample = sorted(random.Random(seed).sample(pool, min(n, len(pool))), key=lambda s: s.item_id)
@@ -437,7 +459,10 @@ def read_label_items(path: str | Path) -> list[LabelItem]:
     return out
 
 # %% ../nbs/16_judges.ipynb #2bb7dcd6
-def label_agreement(verdicts: Sequence[int], labels: Sequence[int], seed: int = 0) -> dict:
+def label_agreement(verdicts: Sequence[int], # the judge's verdicts, 1 supported / 0 not
+                    labels: Sequence[int], # the labels of the same items, in the same order
+                    seed: int = 0, # random seed of the kappa bootstrap (1000 resamples)
+                   ) -> dict:
     "Kappa (with a bootstrap interval over items), confusion matrix and false 'supported' rate of judge verdicts against labels."
     import numpy as np
     if not verdicts: return {"n": 0, "kappa": None}
@@ -456,9 +481,11 @@ def label_agreement(verdicts: Sequence[int], labels: Sequence[int], seed: int = 
             "judge_supported": said, "label_supported": sum(labels)}
 
 # %% ../nbs/16_judges.ipynb #b78f09d6
-def check_labels(items: Sequence[LabelItem], judge, # anything with `entails(premise, hypothesis)`
+def check_labels(items: Sequence[LabelItem], # labelled (claim, cited passages) pairs (`read_label_items`)
+                 judge, # anything with `entails(premise, hypothesis)`
                  groups: Mapping[str, str] | None = None, # item_id -> group name (e.g. train / test papers), reported apart
-                 progress: bool = False) -> dict:
+                 progress: bool = False, # show a progress bar
+                ) -> dict:
     "Run `judge` on every labelled pair and report its agreement with the labels, overall and per group."
     from tqdm.auto import tqdm
     verdicts = {i.item_id: int(judge_entails(judge, i.premise, i.hypothesis, i.question))

@@ -30,7 +30,8 @@ def _check(q: np.ndarray, d: np.ndarray):
     if q.ndim != 2 or d.ndim != 2: raise ValueError(f"MaxSim needs 2-d token matrices, got query {q.shape} and document {d.shape}")
     if len(d) and q.shape[1] != d.shape[1]: raise ValueError(f"dimension mismatch: query vectors {q.shape[1]}-d, document vectors {d.shape[1]}-d")
 
-def maxsim(q: Any, d: Any, # query token vectors [nq, dim], document token vectors [nd, dim] (numpy or torch)
+def maxsim(q: Any, # query token vectors [nq, dim] (numpy or torch)
+           d: Any, # document token vectors [nd, dim] (numpy or torch)
            d_mask: Any | None = None, # [nd] booleans: True for document tokens that take part
           ) -> float:
     "Late-interaction score: sum over query tokens of the best dot product with any kept document token."
@@ -41,7 +42,8 @@ def maxsim(q: Any, d: Any, # query token vectors [nq, dim], document token vecto
     return float((q @ d.T).max(axis=1).sum(dtype=np.float64))
 
 # %% ../nbs/07_late_interaction.ipynb #f3bc7c3e
-def maxsim_batch(q: Any, docs: Sequence[Any], # query [nq, dim]; documents, each [nd_i, dim]
+def maxsim_batch(q: Any, # query token vectors [nq, dim]
+                 docs: Sequence[Any], # the documents' token vectors, each [nd_i, dim]
                  masks: Sequence[Any | None] | None = None, # optional [nd_i] masks, one per document
                 ) -> np.ndarray:
     "MaxSim of one query against many documents, with one matrix product over all their tokens."
@@ -64,7 +66,10 @@ class RerankResult:
     score: float
     rank: int
 
-def rank_by_score(ids: Sequence[str], scores: Sequence[float], k: int | None = None) -> list[RerankResult]:
+def rank_by_score(ids: Sequence[str], # candidate ids
+                  scores: Sequence[float], # one score per id, higher is better
+                  k: int | None = None, # keep the first `k` (None: all)
+                 ) -> list[RerankResult]:
     "The ids sorted by decreasing score (ties keep input order), cut to the first `k`."
     if len(ids) != len(scores): raise ValueError(f"{len(ids)} ids but {len(scores)} scores")
     order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")[:k]
@@ -302,7 +307,9 @@ def _snapshot(repo_id: str) -> Path:
                            "folder here and pass its path, or use load_late_interaction('minilm-maxsim') (a stand-in, not ColBERT)") from None
 
 def load_late_interaction(name: str = "minilm-maxsim", # "colbertv2", "minilm-maxsim", or a ColBERT checkpoint folder
-                          device: str = "cpu", **kwargs) -> LateInteractionScorer:
+                          device: str = "cpu", # torch device, e.g. cpu or cuda
+                          **kwargs, # passed to the scorer (`TokenMaxSimScorer` or `ColBERTScorer`)
+                         ) -> LateInteractionScorer: # a `TokenMaxSimScorer` or `ColBERTScorer`
     "A late-interaction scorer by name."
     if name in ("minilm-maxsim", "minilm"): return TokenMaxSimScorer(device=device, **kwargs)
     if name in ("colbertv2", "colbertv2.0", COLBERT_HUB_ID): return ColBERTScorer(_snapshot(COLBERT_HUB_ID), device, **kwargs)

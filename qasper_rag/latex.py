@@ -410,12 +410,17 @@ class Coverage:
     def fraction(self) -> float: return self.with_body / self.captions if self.captions else 0.0
     def __str__(self) -> str: return f'{self.with_body}/{self.captions} table captions with a body ({self.fraction:.1%})'
 
-def coverage(matches:dict[int, LatexTable], n_table_captions:int) -> Coverage:
+def coverage(matches:dict[int, LatexTable], # Caption index -> its LaTeX table (`match_tables`)
+             n_table_captions:int, # Table captions in all
+            ) -> Coverage:
     "Captions with a body out of all table captions."
     return Coverage(len(matches), n_table_captions)
 
 # %% ../nbs/03_latex.ipynb #09a598bd
-def arxiv_table_bodies(papers:Iterable[Paper], source:ArxivSource|None=None, progress:bool=True) -> list[TableBody]:
+def arxiv_table_bodies(papers:Iterable[Paper], # Papers whose table captions get bodies
+                       source:ArxivSource|None=None, # Where the e-prints come from; None: `ArxivSource()` (network, cached in data/arxiv)
+                       progress:bool=True, # Show a progress bar while fetching
+                      ) -> list[TableBody]:
     "Table bodies for the table captions of `papers`, from their arXiv LaTeX sources."
     papers, source = list(papers), source or ArxivSource()
     texs = source.fetch_many([p.id for p in papers], progress=progress)

@@ -32,7 +32,9 @@ def normalize_answer(s: str) -> str:
     s = "".join(ch for ch in s.lower() if ch not in _PUNCT)
     return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
 
-def token_f1(prediction: str, reference: str) -> float:
+def token_f1(prediction: str, # the predicted answer
+             reference: str, # one reference answer
+            ) -> float:
     "Bag-of-tokens F1 after `normalize_answer`; 0 when no token is shared, even if both are empty."
     p, r = normalize_answer(prediction).split(), normalize_answer(reference).split()
     same = sum((Counter(p) & Counter(r)).values())
@@ -41,7 +43,9 @@ def token_f1(prediction: str, reference: str) -> float:
     return 2 * prec * rec / (prec + rec)
 
 # %% ../nbs/15_metrics.ipynb #0bd0962a
-def evidence_f1(predicted: Sequence[str], reference: Sequence[str]) -> float:
+def evidence_f1(predicted: Sequence[str], # predicted evidence strings
+                reference: Sequence[str], # one annotator's evidence strings
+               ) -> float:
     "Set F1 over exact evidence strings; 1.0 if both are empty, 0.0 without overlap (official semantics)."
     if not reference and not predicted: return 1.0
     same = len(set(reference) & set(predicted))
@@ -61,15 +65,18 @@ def text_evidence(evidence: Iterable[str]) -> tuple[str, ...]:
     "Evidence without tables and figures (strings containing `FLOAT SELECTED`)."
     return tuple(e for e in evidence if "FLOAT SELECTED" not in e)
 
-def reference(a: Answer, text_evidence_only: bool = False) -> Reference:
+def reference(a: Answer, # one annotation of a question
+              text_evidence_only: bool = False, # drop table/figure evidence (`FLOAT SELECTED`) from the reference
+             ) -> Reference:
     "The official reference of one annotation."
     if a.type == "none":
         if a.text != "Unanswerable": raise ValueError(f"annotation {a.annotation_id or '?'} does not contain an answer")
         return Reference("Unanswerable", (), "none")
     return Reference(a.text, text_evidence(a.evidence) if text_evidence_only else tuple(a.evidence), a.type)
 
-def gold_from_corpus(corpus_or_questions: QasperCorpus | Iterable[Question],
-                     text_evidence_only: bool = False) -> dict[str, list[Reference]]:
+def gold_from_corpus(corpus_or_questions: QasperCorpus | Iterable[Question], # a corpus (all its questions) or the questions to score
+                     text_evidence_only: bool = False, # drop table/figure evidence (`FLOAT SELECTED`) from the references
+                    ) -> dict[str, list[Reference]]:
     "Question id -> references, one per annotation, in file order (restrict the questions first to score a subset)."
     qs = corpus_or_questions.questions() if isinstance(corpus_or_questions, QasperCorpus) else corpus_or_questions
     return {q.id: [reference(a, text_evidence_only) for a in q.answers] for q in qs}
@@ -102,8 +109,10 @@ class QuestionScore:
     type: str | None  # type of the best-matching reference; None when the prediction is missing
     missing: bool = False
 
-def score_questions(gold: Mapping[str, Sequence[Reference]], preds: Mapping[str, Prediction | Mapping],
-                    text_evidence_only: bool = False) -> list[QuestionScore]:
+def score_questions(gold: Mapping[str, Sequence[Reference]], # question id -> its references (`gold_from_corpus`)
+                    preds: Mapping[str, Prediction | Mapping], # question id -> prediction; a missing or None prediction scores 0
+                    text_evidence_only: bool = False, # drop table/figure evidence (`FLOAT SELECTED`) from the references
+                   ) -> list[QuestionScore]:
     "Per-question official scores of `preds` against `gold` (every gold question, in gold order)."
     out = []
     for qid, refs in gold.items():
@@ -159,7 +168,9 @@ def read_predictions(path: str | Path) -> dict[str, Prediction]:
             out[d["question_id"]] = Prediction(d["predicted_answer"], tuple(ev))
     return out
 
-def write_predictions(path: str | Path, preds: Mapping[str, Prediction | Mapping]) -> Path:
+def write_predictions(path: str | Path, # the JSONL file to write (its folder is created)
+                      preds: Mapping[str, Prediction | Mapping], # question id -> `Prediction` or a dict (`as_prediction`)
+                     ) -> Path:
     "Write predictions in the official JSONL format, one line per question."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -174,7 +185,11 @@ class Judge(Protocol):
     "Decides whether `premise` (passages) entails `hypothesis` (a claim)."
     def entails(self, premise: str, hypothesis: str) -> bool: ...
 
-def judge_entails(judge: Judge, premise: str, hypothesis: str, question: str | None = None) -> bool:
+def judge_entails(judge: Judge, # anything with `entails(premise, hypothesis)`
+                  premise: str, # the cited passage(s)
+                  hypothesis: str, # the claim
+                  question: str | None = None, # the question, given to a judge with `uses_question` (None: to none)
+                 ) -> bool:
     "Ask `judge`; one that reads the question too (`uses_question = True`, like the grounded judge) is given it."
     if question is not None and getattr(judge, "uses_question", False):
         return bool(judge.entails(premise=premise, hypothesis=hypothesis, question=question))
@@ -246,10 +261,11 @@ def _judge_sentence(sent: str, passages: Sequence[str], judge: Judge, max_citati
     irr = tuple(c for c in kept if not nli((c,)) and bool(others(c)) and nli(others(c)))
     return SentenceCitations(sent, claim, kept, dropped, True, 1, tuple(int(c not in irr) for c in kept), irr)
 
-def answer_citations(answer: str,  # the whole answer, citations as [Doc N]
-                     passages: Sequence[str],  # full texts of the passages the model saw, in [Doc N] order
-                     judge: Judge, max_citations: int = 3,
-                     question: str | None = None,  # the question: a bare "Yes."/"No." is judged as what it says about it
+def answer_citations(answer: str, # the whole answer, citations as [Doc N]
+                     passages: Sequence[str], # full texts of the passages the model saw, in [Doc N] order
+                     judge: Judge, # decides whether the cited passages entail a sentence
+                     max_citations: int = 3, # citations judged per sentence: the first ones; the rest are dropped
+                     question: str | None = None, # the question: a bare "Yes."/"No." is judged as what it says about it
                     ) -> AnswerCitations:
     "ALCE citation recall and precision of one answer over the full texts of the passages it was given."
     return AnswerCitations(tuple(_judge_sentence(s, passages, judge, max_citations, question) for s in split_sentences(answer or "")),
@@ -300,9 +316,11 @@ def _mean_or_none(xs: Sequence[float | None]) -> float | None:
     v = [x for x in xs if x is not None]
     return sum(v) / len(v) if v else None
 
-def citation_metrics(answers: Sequence[str | None],  # one per question; None = failed run
-                     passages: Sequence[Sequence[str]],  # each answer's passages, full texts
-                     judge: Judge, max_citations: int = 3) -> CitationReport:
+def citation_metrics(answers: Sequence[str | None], # one per question; None = failed run
+                     passages: Sequence[Sequence[str]], # each answer's passages, full texts
+                     judge: Judge, # decides whether the cited passages entail a sentence
+                     max_citations: int = 3, # citations judged per sentence: the first ones; the rest are dropped
+                    ) -> CitationReport:
     "ALCE citation recall and precision of each answer (None = failed run) over its own passages."
     if len(answers) != len(passages): raise ValueError(f"{len(answers)} answers but {len(passages)} passage lists")
     return CitationReport(tuple(None if a is None else answer_citations(a, p, judge, max_citations)
@@ -319,7 +337,9 @@ class KappaResult:
     confusion: tuple[tuple[int, ...], ...]  # rows: labels of `a`, columns: labels of `b`, in `labels` order
     labels: tuple = ()
 
-def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> KappaResult:
+def cohen_kappa(a: Sequence[Hashable], # the first rater's labels
+                b: Sequence[Hashable], # the second rater's labels, for the same items in the same order
+               ) -> KappaResult:
     "Cohen's kappa of two raters' labels (binary or categorical) for the same items."
     if len(a) != len(b): raise ValueError(f"the raters labelled {len(a)} and {len(b)} items: pair them first")
     if not a: raise ValueError("no items to compare")
@@ -334,8 +354,11 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> KappaResult:
     return KappaResult(kappa, n, float(po), float(pe), tuple(map(tuple, m)), labels)
 
 # %% ../nbs/15_metrics.ipynb #6baf0486
-def bootstrap_ci(values: Sequence[float | None], n_resamples: int = 1000, seed: int = 0,
-                 level: float = 0.95) -> tuple[float, float]:
+def bootstrap_ci(values: Sequence[float | None], # one value per item (None: left out)
+                 n_resamples: int = 1000, # bootstrap resamples
+                 seed: int = 0, # random seed of the resampling
+                 level: float = 0.95, # coverage of the interval (0.95: the 2.5th to 97.5th percentiles)
+                ) -> tuple[float, float]:
     "Percentile bootstrap interval of the mean of the non-None values; (nan, nan) if there are none."
     import numpy as np
     xs = np.asarray([v for v in values if v is not None], dtype=float)
@@ -344,10 +367,11 @@ def bootstrap_ci(values: Sequence[float | None], n_resamples: int = 1000, seed: 
     lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
-def fmt_mean(values: Sequence[float | None],  # None = unanswered or failed
-             total: int | None = None,  # questions in all (default: len(values)); the rest count as unanswered
-             digits: int = 3, ci: bool = False,  # append the bootstrap 95% interval
-             missing: float | None = None,  # score given to unanswered questions in the mean (None: left out)
+def fmt_mean(values: Sequence[float | None], # None = unanswered or failed
+             total: int | None = None, # questions in all (default: len(values)); the rest count as unanswered
+             digits: int = 3, # decimals shown
+             ci: bool = False, # append the bootstrap 95% interval
+             missing: float | None = None, # score given to unanswered questions in the mean (None: left out)
             ) -> str:
     "`mean (n=answered/total)`; None = unanswered/failed, counted in `total` (scored `missing` if given)."
     total = len(values) if total is None else total
@@ -359,7 +383,9 @@ def fmt_mean(values: Sequence[float | None],  # None = unanswered or failed
     if ci: lo, hi = bootstrap_ci(pool); s += f" [{lo:.{digits}f}, {hi:.{digits}f}]"
     return f"{s} (n={len(done)}/{total})"
 
-def fmt_scores(scores: Sequence[QuestionScore], ci: bool = False) -> dict[str, str]:
+def fmt_scores(scores: Sequence[QuestionScore], # per-question scores (`score_questions`)
+               ci: bool = False, # append the bootstrap 95% interval
+              ) -> dict[str, str]:
     "The official QASPER means (missing predictions scored 0) printed with their coverage."
     f = lambda attr: fmt_mean([None if s.missing else getattr(s, attr) for s in scores], ci=ci, missing=0.0)
     return {"Answer F1": f("answer_f1"), "Evidence F1": f("evidence_f1")}

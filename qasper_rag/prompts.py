@@ -39,18 +39,28 @@ Reasoning: Doc 2 names the training and test data.
 Answer: They train on 50,000 Amazon reviews and test on Yelp [Doc 2].
 Short answer: """ + EXAMPLE_SHORT
 
-def format_passage(n: int, chunk: Chunk, label: str | None = None) -> str:
+def format_passage(n: int, # the passage's number: `[Doc n]`
+                   chunk: Chunk, # the chunk: its section and body (its text without the title prefix)
+                   label: str | None = None, # CRAG label shown after the section (None: none)
+                  ) -> str:
     "One numbered passage: `[Doc n] (section) text`, without the repeated title prefix."
     tag = f" [{label}]" if label else ""
     return f"[Doc {n}] ({chunk.section}){tag}\n{chunk.body.strip()}"
 
-def context_block(passages: Sequence[Chunk], title: str = "", labels: Sequence[str] | None = None) -> str:
+def context_block(passages: Sequence[Chunk], # the chunks sent, in prompt order
+                  title: str = "", # the paper's title ('': no title line)
+                  labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
+                 ) -> str:
     "The paper's title and the numbered passages: the shared start of every prompt about one context."
     docs = "\n\n".join(format_passage(i + 1, c, labels[i] if labels else None) for i, c in enumerate(passages))
     head = f"Paper: {title}\n\n" if title else ""
     return f"{head}Passages:\n{docs}\n\n"
 
-def build_messages(question: str, passages: Sequence[Chunk], title: str = "", labels: Sequence[str] | None = None) -> list[dict]:
+def build_messages(question: str, # the question
+                   passages: Sequence[Chunk], # the chunks sent, in prompt order
+                   title: str = "", # the paper's title ('': no title line)
+                   labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
+                  ) -> list[dict]:
     "Chat messages asking for a cited answer to `question` from `passages` (already in paper order)."
     user = f"{context_block(passages, title, labels)}{INSTRUCTIONS}\n\n{EXAMPLE}\n\nNow the real task, about the passages above.\nQuestion: {question}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
@@ -58,7 +68,11 @@ def build_messages(question: str, passages: Sequence[Chunk], title: str = "", la
 # %% ../nbs/13_prompts.ipynb #c348ead4
 NO_ANSWER = "The passages do not answer this question."
 
-def answer_grammar(n_docs: int, max_sentences: int = 2, max_citations: int = 3, max_words: int = 60) -> str:
+def answer_grammar(n_docs: int, # passages in the prompt: citations may be [Doc 1] to [Doc n_docs]
+                   max_sentences: int = 2, # most answer sentences
+                   max_citations: int = 3, # most citations per sentence
+                   max_words: int = 60, # most words per sentence
+                  ) -> str:
     "GBNF grammar of a reply whose every answer sentence ends with 1..max_citations in-range [Doc N]."
     if n_docs < 1: raise ValueError("a grammar for citations needs at least one passage")
     docs = " | ".join(f'"{i}"' for i in range(1, n_docs + 1))
@@ -146,7 +160,10 @@ class CitedSentence:
     rejected: tuple[int, ...] = ()  # out-of-range doc numbers
     capped: tuple[int, ...] = ()  # valid ones beyond the cap
 
-def check_citations(answer: str, n_docs: int, cap: int = 3) -> list[CitedSentence]:
+def check_citations(answer: str, # the answer, citations as [Doc N]
+                    n_docs: int, # passages sent: valid citations are 1..n_docs
+                    cap: int = 3, # valid citations kept per sentence; later ones go to `capped`
+                   ) -> list[CitedSentence]:
     "Split the answer into sentences and check each one's citations against docs 1..n_docs."
     out = []
     for s in split_sentences(answer):
@@ -163,7 +180,10 @@ def citation_report(sentences: Sequence[CitedSentence]) -> dict:
             "citations_per_sentence": [len(s.citations) for s in sentences]}
 
 # %% ../nbs/13_prompts.ipynb #921aa2a8
-def attribute(claim: str, passages: Sequence[str], min_overlap: float = 0.5) -> list[int]:
+def attribute(claim: str, # one sentence, without citations
+              passages: Sequence[str], # the passages' texts, in [Doc N] order
+              min_overlap: float = 0.5, # least share of the claim's content words (BM25 tokens) the passage must hold
+             ) -> list[int]:
     "1-based number of the passage sharing most content words with `claim` (if at least `min_overlap` of them)."
     from qasper_rag.bm25 import bm25_tokenize
     words = set(bm25_tokenize(claim))
@@ -185,7 +205,11 @@ SHORT_YES_NO = "Question: {question}\nReply with Yes or No only. If the passages
 SHORT_SPAN = ("Question: {question}\nReply with only the shortest phrase from the passages that answers the question "
               "(a name, a number or a short list). If the passages do not answer it, reply Unanswerable.")
 
-def short_answer_messages(question: str, passages: Sequence[Chunk], title: str = "", labels: Sequence[str] | None = None) -> list[dict]:
+def short_answer_messages(question: str, # the question
+                          passages: Sequence[Chunk], # the chunks sent, in prompt order
+                          title: str = "", # the paper's title ('': no title line)
+                          labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
+                         ) -> list[dict]:
     "Messages asking for the short answer alone (Yes/No or a span, by the question's form), sharing `build_messages`'s prefix."
     tmpl = SHORT_YES_NO if yes_no_question(question) else SHORT_SPAN
     return [{"role": "system", "content": SYSTEM_PROMPT},
@@ -193,7 +217,9 @@ def short_answer_messages(question: str, passages: Sequence[Chunk], title: str =
 
 def _words(s: str) -> list[str]: return [w for w in re.findall(r"\w+", s.lower()) if w not in ("a", "an", "the")]
 
-def usable_short_answer(question: str, short: str) -> bool:
+def usable_short_answer(question: str, # the question (yes/no or not, by its form)
+                        short: str, # the model's short answer
+                       ) -> bool:
     "Is `short` the right kind of short answer for `question` (Yes/No for yes/no questions, a phrase otherwise)?"
     w = short.strip().strip(".").lower()
     if not w: return False

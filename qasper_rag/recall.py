@@ -46,8 +46,12 @@ def _reached(cp: ChunkedPaper, ev: str, ids: Sequence[str], refined: dict[str, s
     if loc.kind == "float": return cp.reached(loc, ids)
     return loc.kind == "text" and norm_ws(cp.paragraph_text(loc.section, loc.paragraph)) in text
 
-def question_recall(cp: ChunkedPaper, q: Question, chunk_ids: Sequence[str], n_tokens: int = 0,
-                    refined: dict[str, str] | None = None) -> QuestionRecall:
+def question_recall(cp: ChunkedPaper, # the question's chunked paper
+                    q: Question, # the question, with its gold evidence
+                    chunk_ids: Sequence[str], # ids of the chunks in its context
+                    n_tokens: int = 0, # tokens of that context (recorded only)
+                    refined: dict[str, str] | None = None, # CRAG refine mode: chunk id -> the text kept (None: whole chunks)
+                   ) -> QuestionRecall:
     "Evidence recall of one question given the chunk ids of its context."
     ev = q.evidence
     flags = {e: _reached(cp, e, chunk_ids, refined) for e in ev}
@@ -75,8 +79,13 @@ def aggregate(records: Sequence[QuestionRecall]) -> dict:
 # %% ../nbs/11_recall.ipynb #1a57fedc
 CURVE_BUDGETS = (1000, 2000, 4000, 6000)
 
-def measure_recall(corpus: QasperCorpus, retriever, budget: int | None = None, curve: Sequence[int] = CURVE_BUDGETS,
-                   progress: bool = True, limit: int | None = None) -> dict:
+def measure_recall(corpus: QasperCorpus, # the papers; their questions with evidence are measured
+                   retriever, # a `Retriever`; its config is replaced by one with `budget` when given
+                   budget: int | None = None, # tokens of context (None: the retriever config's budget)
+                   curve: Sequence[int] = CURVE_BUDGETS, # token budgets at which recall is also measured, repacking the same ranking
+                   progress: bool = True, # show a progress bar
+                   limit: int | None = None, # the first `limit` questions with evidence (None: all)
+                  ) -> dict:
     "Evidence recall of `retriever` over every question with evidence, plus the recall-vs-budget curve."
     from tqdm.auto import tqdm
     cfg = retriever.config if budget is None else retriever.config.replace(budget=budget)

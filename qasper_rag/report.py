@@ -20,8 +20,14 @@ __all__ = ['NOTEBOOKS', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'f
 NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
              "measurement_bugs": "24_measurement_bugs.ipynb", "failures": "25_failures.ipynb"}
 
-def full_parameters(out: str | Path, data: str | None = None, generator: str = "qwen-1.5b", judge: str = "grounded",
-                    config: str = "offline-2k", threads: int = 2, limit: int | None = None) -> dict[str, dict]:
+def full_parameters(out: str | Path, # the report folder: the run folder and every notebook's outputs
+                    data: str | None = None, # QASPER file or folder (None: each notebook's default, the shared papers)
+                    generator: str = "qwen-1.5b", # generator spec (`load_generator`) of the run and of the HyDE ablation
+                    judge: str = "grounded", # judge spec (`load_judge`) of the run
+                    config: str = "offline-2k", # retrieval preset of the run and of the failures page
+                    threads: int = 2, # CPU threads of the embedded generator
+                    limit: int | None = None, # the first `limit` questions (None: all, passed as -1)
+                   ) -> dict[str, dict]:
     "The parameters of a full report over `data` (all questions unless `limit`), per notebook."
     out = str(Path(out).resolve()); d = str(data or "")
     lim = -1 if limit is None else limit  # papermill parameters are literals: -1 = all questions
@@ -50,7 +56,10 @@ def page_setup() -> None:
     for k, v in (("display.max_rows", None), ("display.max_columns", None), ("display.width", None), ("display.max_colwidth", 200)):
         pd.set_option(k, v)
 
-def show_figure(fig, path: str | Path, dpi: int = 120) -> None:
+def show_figure(fig, # a matplotlib figure
+                path: str | Path, # the PNG file to write
+                dpi: int = 120, # resolution, dots per inch
+               ) -> None:
     "Save `fig` as a PNG at `path` and display the same image inline (so the HTML page embeds it); closes `fig`."
     import io
     import matplotlib.pyplot as plt
@@ -59,7 +68,9 @@ def show_figure(fig, path: str | Path, dpi: int = 120) -> None:
     Path(path).write_bytes(buf.getvalue())
     display(Image(data=buf.getvalue(), format="png"))
 
-def findings_markdown(items: Sequence[str], title: str = "Findings") -> str:
+def findings_markdown(items: Sequence[str], # the findings, one Markdown sentence each
+                      title: str = "Findings", # the section's heading
+                     ) -> str:
     "The findings as Markdown: a heading and one bullet per finding."
     return f"## {title}\n\n" + "\n".join(f"- {x}" for x in items)
 
@@ -80,7 +91,9 @@ PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
 def _tags(c) -> list[str]: return c.get("metadata", {}).get("tags", [])
 def _src(c) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
 
-def findings_first(nb, tag: str = FINDINGS_TAG):
+def findings_first(nb, # a notebook, changed in place and returned
+                   tag: str = FINDINGS_TAG, # the cell tag that marks findings
+                  ):
     "Move the cells tagged `tag` (in their order) right after the title, the first Markdown cell starting with '# '."
     tagged = [c for c in nb["cells"] if tag in _tags(c)]
     rest = [c for c in nb["cells"] if tag not in _tags(c)]
@@ -88,7 +101,10 @@ def findings_first(nb, tag: str = FINDINGS_TAG):
     nb["cells"] = rest[:at] + tagged + rest[at:]
     return nb
 
-def to_html(nb, name: str = "report", path: str | Path = ".") -> str:
+def to_html(nb, # the executed notebook
+            name: str = "report", # the page's title (unless the notebook's metadata has one)
+            path: str | Path = ".", # folder that Markdown image paths are relative to (images are embedded)
+           ) -> str:
     "A self-contained HTML page of the executed notebook `nb`: findings first, tagged inputs hidden, no CDN scripts, images embedded."
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
@@ -102,8 +118,13 @@ def to_html(nb, name: str = "report", path: str | Path = ".") -> str:
     return body
 
 # %% ../nbs/20_report.ipynb #fe935fbe
-def render(name: str, params: Mapping, out: str | Path, nbs: str | Path | None = None, timeout: int | None = None,
-           progress: bool = True) -> Path:
+def render(name: str, # a report notebook: a key of `NOTEBOOKS`
+           params: Mapping, # papermill parameters of the notebook
+           out: str | Path, # folder of the executed notebook and its HTML page
+           nbs: str | Path | None = None, # folder of the notebooks, where they run (default: the project's nbs/)
+           timeout: int | None = None, # seconds per cell (None: no limit)
+           progress: bool = True, # show papermill's progress bar
+          ) -> Path:
     "Execute notebook `name` with `params` (papermill) into `out/<name>.ipynb` and render `out/<name>.html`."
     import nbformat
     import papermill as pm
@@ -148,7 +169,11 @@ def write_index(reports: str | Path | None = None) -> Path:
 def make_report(name: str, # the report folder: reports/<name>
                 params: Mapping[str, Mapping] | None = None, # per-notebook parameters (default: `full_parameters`)
                 only: Sequence[str] | None = None, # a subset of `NOTEBOOKS`
-                reports: str | Path | None = None, timeout: int | None = None, progress: bool = True, **full) -> dict[str, Path]:
+                reports: str | Path | None = None, # folder of all reports (default: reports/ in the project)
+                timeout: int | None = None, # seconds per cell (None: no limit)
+                progress: bool = True, # show progress and each notebook's time
+                **full, # passed to `full_parameters` when `params` is None
+               ) -> dict[str, Path]: # notebook name -> its HTML page
     "Run and render the report notebooks into `reports/<name>/`, then rewrite the index."
     reports = Path(reports or project_root()/"reports"); out = reports/name
     params = params or full_parameters(out, **full)

@@ -48,7 +48,9 @@ def clean_cell(x: Any) -> str:
     "One cell as Markdown: whitespace collapsed, `|` escaped, None empty."
     return " ".join(("" if x is None else str(x)).split()).replace("|", r"\|")
 
-def rows_to_markdown(header: list[str], rows: list[list[str]]) -> str:
+def rows_to_markdown(header: list[str], # column names: the table's first row
+                     rows: list[list[str]], # body rows, each a list of cell texts (short rows are padded)
+                    ) -> str:
     "A GitHub pipe table; ragged rows are padded with empty cells."
     width = max([len(header), *map(len, rows)])
     if not width: return ""
@@ -200,7 +202,9 @@ def normalize_caption(caption: str) -> str:
     s = unicodedata.normalize("NFKC", _LABEL.sub("", caption or "", count=1)).lower()
     return " ".join(re.sub(r"[^\w\s]|_", " ", s).split())
 
-def caption_similarity(a: str, b: str) -> float:
+def caption_similarity(a: str, # one caption
+                       b: str, # the other caption
+                      ) -> float:
     "difflib ratio of the normalised captions as word sequences, in [0, 1]; 0 when either is empty."
     x, y = sorted((normalize_caption(a).split(), normalize_caption(b).split()))
     return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio() if x and y else 0.0
@@ -249,8 +253,12 @@ def _attach_one(p: Paper, bodies: list[TableBody], min_similarity: float, number
         floats[i] = replace(floats[i], body=b.markdown, body_source=b.source)
     return p.with_floats(floats), len(choice)
 
-def attach_bodies(papers: Iterable[Paper], bodies: Iterable[TableBody], min_similarity: float = 0.6,
-                  prefer: tuple[str, ...] = DEFAULT_PREFER, number_similarity: float = 0.3) -> tuple[list[Paper], TableReport]:
+def attach_bodies(papers: Iterable[Paper], # papers whose table captions get bodies
+                  bodies: Iterable[TableBody], # candidate bodies of any papers and sources (matched within the same paper id)
+                  min_similarity: float = 0.6, # least caption similarity for a body to match a table
+                  prefer: tuple[str, ...] = DEFAULT_PREFER, # sources, most preferred first, when several bodies match one table
+                  number_similarity: float = 0.3, # least caption similarity when the table numbers agree
+                 ) -> tuple[list[Paper], TableReport]:
     "Papers whose table floats carry the best matching body of the same paper, and a coverage report."
     by_paper: dict[str, list[TableBody]] = {}
     for b in bodies: by_paper.setdefault(b.paper_id, []).append(b)

@@ -83,7 +83,10 @@ def _cite(claim: str, docs: Sequence[int]) -> str:
     return claim.rstrip(" .") + " " + "".join(f"[Doc {d}]" for d in docs) + "."
 
 # %% ../nbs/16a_verify.ipynb #e242e636
-def quotable_sentences(passage: str, max_words: int = 60, limit: int = 12) -> list[str]:
+def quotable_sentences(passage: str, # one passage's text (table rows, lines with `|`, are skipped)
+                       max_words: int = 60, # longest sentence kept, in words
+                       limit: int = 12, # most sentences returned, in passage order
+                      ) -> list[str]:
     "The passage's sentences a rewrite may quote: prose (no table rows), 4 to `max_words` words, the first `limit`."
     out = []
     for s in split_sentences(passage.replace("\n", " ") if "|" not in passage else "\n".join(l for l in passage.splitlines() if "|" not in l)):
@@ -190,7 +193,9 @@ class Verifier:
                             getattr(self.judge, "calls", 0) - calls0, self._tl.generations)
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
-def agree_short_answer(question: str, short: str, v: Verification,
+def agree_short_answer(question: str, # the question (a yes/no question gets Yes or No)
+                       short: str, # the model's short answer
+                       v: Verification, # the verification of the long answer
                        passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span the model read in one of them agrees
                       ) -> tuple[Verification, str, str | None]:
     "The verified answer and the short answer made to agree; returns both and what changed (None: nothing)."
