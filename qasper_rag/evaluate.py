@@ -366,7 +366,7 @@ def finish_run(out: str | Path, # the run folder
     if (run.path/"reference_labels.json").exists(): m["kappa"]["judge_vs_reference_labels"] = json.loads((run.path/"reference_labels.json").read_text())
     prev = json.loads((run.path/"metrics.json").read_text()).get("run", {}) if (run.path/"metrics.json").exists() else {}
     m["run"] = {**settings, "wall_s": round((prev.get("wall_s") or 0) + (wall_s or 0), 1), "sessions": prev.get("sessions", 0) + (wall_s is not None),
-                "peak_rss_mb": max(prev.get("peak_rss_mb") or 0, _peak_rss_mb()), "human_labels": str(labels) if labels else prev.get("human_labels")}
+                "peak_rss_mb": max(prev.get("peak_rss_mb") or 0, _peak_rss_mb()), "human_labels": str(labels) if labels else None}  # the file behind this kappa (none without labels)
     wanted = set(qids)
     write_predictions(run.path/"predictions.jsonl", run_predictions(l for l in lines if l.question_id in wanted))
     (run.path/"metrics.json").write_text(json.dumps(m, indent=1))
