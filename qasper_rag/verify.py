@@ -119,6 +119,11 @@ class Verifier:
         self.quote_options = quote_options
         self._tl = threading.local()  # rewrites generated in the current `check`, per thread (answers may be checked concurrently)
 
+    @property
+    def generations(self) -> int:
+        "Rewrites this thread's current (or last) `check` asked the model for."
+        return getattr(self._tl, "generations", 0)
+
     def _verdict(self, premise: str, hypothesis: str, question: str) -> Verdict:
         if hasattr(self.judge, "verdict"): return self.judge.verdict(premise, hypothesis, question)
         ok = judge_entails(self.judge, premise, hypothesis, question)
@@ -190,7 +195,7 @@ class Verifier:
         t0, calls0, self._tl.generations = time.perf_counter(), getattr(self.judge, "calls", 0), 0
         out = [self._check_one(question, s, passages) for s in sentences]
         return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3),
-                            getattr(self.judge, "calls", 0) - calls0, self._tl.generations)
+                            getattr(self.judge, "calls", 0) - calls0, self.generations)
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
 def agree_short_answer(question: str, # the question (a yes/no question gets Yes or No)

@@ -82,10 +82,10 @@ def test_rewrite_quotes_the_passage_verbatim_under_a_grammar(smollm2):
     chunk = Chunk("p:c1", "p", "text", "Data", f"Title: T. Section: Data. {PASSAGE}", 40, 1, prefix_chars=len("Title: T. Section: Data. "))
     ver = Verifier(GroundedJudge(smollm2), smollm2)
     quote = ver._quote("How many question-answer pairs were written?", "They wrote 5,000 pairs.", chunk, 1)
-    assert quote == "Annotators wrote 2,714 question-answer pairs." and ver._generations == 0  # one best sentence: no model call
+    assert quote == "Annotators wrote 2,714 question-answer pairs." and ver.generations == 0  # one best sentence: no model call
     quote = ver._quote("What do the reports hold?", "They hold texts.", chunk, 1)  # two sentences name the reports
     assert quote in ("We collected 17,833 sentences from pathology reports of Ruijing Hospital.", "The reports total 826,987 characters.")
-    assert ver._generations == 1
+    assert ver.generations == 1
     assert ver._quote("Which optimizer is used?", "They use Adam.", chunk, 1) is None  # no sentence shares a word with the question
 
 
