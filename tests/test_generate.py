@@ -159,6 +159,24 @@ def test_grammar_constrains_both_backends(server, small):
         small.generate(cite, max_tokens=5, grammar="root ::= (")
 
 
+PROMPT_WHEN_FOUND = """Reply in exactly this format, with the three labels:
+Reasoning: <at most two sentences: which passages answer the question>
+Answer: <one or two short sentences (at most 50 words) in your own words, never copied passages; end EVERY sentence with the passages it rests on, like [Doc 2]; at most 3 per sentence, ideally 1>
+Short answer: <for a yes/no question: Yes or No; otherwise the shortest phrase (a few words) from the passages that answers it>
+If the passages do not answer the question, write "Answer: The passages do not answer this question." and "Short answer: Unanswerable".
+
+Example (about another paper):
+Passages:
+[Doc 1] (Introduction)
+We study sentiment analysis of product reviews.
+[Doc 2] (Experiments ::: Data)
+We train on 50,000 Amazon reviews and test on the Yelp dataset.
+Question: Which datasets do they use?
+Reasoning: Doc 2 names the training and test data.
+Answer: They train on 50,000 Amazon reviews and test on Yelp [Doc 2].
+Short answer: Amazon reviews and Yelp"""
+
+
 @pytest.mark.parametrize("question, bodies", [
     ("How many words are in the seed lexicon?", ["The seed lexicon consists of 15 positive words and 15 negative words.", "We train for 3 epochs."]),
     ("What is the margin on MCTest-500?", ["The margin between our best system and NR is 15.6/16.5 on MCTest-150 and 7.3/4.6 on MCTest-500.",
@@ -167,10 +185,12 @@ def test_grammar_lets_a_sentence_that_ends_on_a_number_end(small, question, bodi
     """SmolLM2 ends these sentences on a number ("... is 15." / "... on MCTest-500."). When the grammar read that period only as
     a decimal point, it went on "15.15.15.15..." / "MCTest-500.25% of ..." to the 200-token cut, uncited and with no short answer."""
     from qasper_rag.chunking import Chunk
-    from qasper_rag.prompts import answer_grammar, build_messages, check_citations, parse_output
+    from qasper_rag.prompts import SYSTEM_PROMPT, answer_grammar, check_citations, context_block, parse_output
     ps = [Chunk(f"p:s{k}c0", "p", "text", "Results", f"Title: T. Section: Results. {b}", 10, 0, prefix_chars=len("Title: T. Section: Results. "))
           for k, b in enumerate(bodies)]
-    out = small.generate(build_messages(question, ps, "T"), max_tokens=200, grammar=answer_grammar(2))
+    # the prompt as it was when the defect was found (frozen here: the tiny model's reply to a reworded prompt is another test)
+    user = f"{context_block(ps, 'T')}{PROMPT_WHEN_FOUND}\n\nNow the real task, about the passages above.\nQuestion: {question}"
+    out = small.generate([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}], max_tokens=200, grammar=answer_grammar(2))
     assert out.finish_reason == "stop", out.text
     parsed = parse_output(out.text)
     sents = check_citations(parsed.answer, 2)
