@@ -49,7 +49,7 @@ class AnswerRecord:
 
     def to_dict(self) -> dict: return asdict(self)
 
-# %% ../nbs/14_answer.ipynb #21db39a8
+# %% ../nbs/14_answer.ipynb #9f4bfa2c
 RETRY = ("Your reply did not follow the format ({problems}). Reply again, in exactly this format, citing passages as [Doc N]:\n"
          + INSTRUCTIONS)
 
@@ -68,6 +68,7 @@ def _short_answer(gen, question: str, parsed, sents, short_msgs: list[dict], usa
     if sents and not yes_no_question(question): return strip_citations(sents[0].claim).rstrip("."), "short answer taken from the answer's first sentence"
     return parsed.short_answer or short, "no usable short answer"
 
+# %% ../nbs/14_answer.ipynb #a906081e
 @dataclass(frozen=True)
 class Attempt:
     "What generation gave for one question: the last reply, its parts, its sentences with checked citations, and what it cost."
@@ -99,7 +100,7 @@ def _generate(gen, messages: list[dict], short_msgs: list[dict], question: str, 
         if note: notes.append(note)
     return Attempt(g, parsed, sents, probs + notes, attempts, usage)
 
-# %% ../nbs/14_answer.ipynb #b724c317
+# %% ../nbs/14_answer.ipynb #c6f2e162
 class Answerer:
     "Answers questions about a paper with cited passages, verified sentence by sentence when a `verifier` is given."
     def __init__(self, retriever: Retriever, generator, max_tokens: int = 200, retries: int = 1, show_labels: bool = False,
@@ -140,6 +141,7 @@ class Answerer:
             return AnswerRecord(answer="", sentences=[], short_answer="", passages=[], predicted_evidence=[], failed=True,
                                 problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base), res
 
+# %% ../nbs/14_answer.ipynb #7b5267a4
 def _judge_spec(verifier: Verifier | None) -> str | None:
     "The verifying judge's name as recorded in the configuration (None: not verified)."
     if verifier is None: return None
