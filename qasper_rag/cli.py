@@ -309,7 +309,8 @@ def run_settings(a: argparse.Namespace) -> RunSettings:
     base = get_run_settings(a.settings)
     given = {k: v for k, v in dict(judge=a.judge, data=a.data, split=a.split, tables=a.tables, limit=a.limit, labels=a.labels,
                                     reference_labels=a.reference_labels, concurrency=a.concurrency).items() if v is not None}
-    given.update({"use_tables": False} if a.no_tables else {}, **({"arxiv": True} if a.arxiv else {}))
+    if a.no_tables: given["use_tables"] = False
+    if a.arxiv: given["arxiv"] = True
     return dataclasses.replace(base, answer=answer_settings(a, base.answer), **given).resolved()
 
 def cmd_eval(a: argparse.Namespace) -> int:

@@ -188,10 +188,19 @@ _TOKEN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*|\d+(?:,\d{3})*(?:\.\d+)?"
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _UNIT_SKIP = _STOP | frozenset("million billion thousand hundred percent".split())
 
-def _unit_tokens(text: str) -> list[str]:
+@lru_cache(maxsize=1024)  # a passage is read for every claim checked against it
+def _unit_tokens(text: str) -> tuple[str, ...]:
     "Words (stemmed) and standalone numbers (no separators) in order; a word with digits (SST-2, BIBREF6) is one word."
     st = _stemmer()
-    return [t.replace(",", "") if _NUMBER.fullmatch(t.replace(",", "")) else st.stem(t.lower()) for t in _TOKEN.findall(text)]
+    return tuple(t.replace(",", "") if _NUMBER.fullmatch(t.replace(",", "")) else st.stem(t.lower()) for t in _TOKEN.findall(text))
+
+def _isnum(t: str) -> bool: return bool(_NUMBER.fullmatch(t))
+
+def _claim_numbers(hypothesis: str) -> list[tuple[str, str | None]]:
+    "Each number of the claim with its noun: the first real word among the two after it (None: no noun)."
+    c = _unit_tokens(asserted_text(hypothesis))
+    return [(t, next((w for w in c[i + 1:i + 3] if not _isnum(w) and w not in _UNIT_SKIP and w.isalpha()), None))
+            for i, t in enumerate(c) if _isnum(t)]
 
 def misbound_numbers(premise: str, # the cited passage(s)
                      hypothesis: str, # the claim
@@ -200,18 +209,15 @@ def misbound_numbers(premise: str, # the cited passage(s)
     """The claim's numbers bound to the wrong noun: "826,987 questions" where the passage follows 826,987 with other
     words but puts "question" right after another number (2,714 question-answer pairs). A number absent from the
     passage, or a noun the passage never puts after any number, is not judged here."""
-    isnum = lambda t: bool(_NUMBER.fullmatch(t))
-    c = _unit_tokens(asserted_text(hypothesis))
-    if not any(map(isnum, c)): return ()  # most claims: no need to read the passage
+    nums = _claim_numbers(hypothesis)
+    if not nums: return ()  # most claims: no need to read the passage
     p = _unit_tokens(premise)
-    after = lambda toks, j: toks[j + 1:j + 1 + reach]
+    after = lambda j: p[j + 1:j + 1 + reach]
     out = []
-    for i, t in enumerate(c):
-        if not isnum(t): continue
-        unit = next((w for w in c[i + 1:i + 3] if not isnum(w) and w not in _UNIT_SKIP and w.isalpha()), None)
+    for t, unit in nums:
         mine = [j for j, x in enumerate(p) if x == t]
-        if unit is None or not mine or any(unit in after(p, j) for j in mine): continue
-        if any(isnum(x) and x != t and unit in after(p, j) for j, x in enumerate(p)): out.append(f"{t} {unit}")
+        if unit is None or not mine or any(unit in after(j) for j in mine): continue
+        if any(_isnum(x) and x != t and unit in after(j) for j, x in enumerate(p)): out.append(f"{t} {unit}")
     return tuple(out)
 
 def bound_numbers(premise: str, # the cited passage(s)
@@ -221,14 +227,10 @@ def bound_numbers(premise: str, # the cited passage(s)
     """Does the passage put every number of the claim before the claim's own noun ("about 100 million sentences" for
     "the data is about 100 million sentences")? Then the number carries its subject and the claim's words taken from
     the question need not be in the passage; a number without a noun, or never before it, is not bound."""
-    isnum = lambda t: bool(_NUMBER.fullmatch(t))
-    c, p = _unit_tokens(asserted_text(hypothesis)), None
-    for i, t in enumerate(c):
-        if not isnum(t): continue
-        unit = next((w for w in c[i + 1:i + 3] if not isnum(w) and w not in _UNIT_SKIP and w.isalpha()), None)
-        p = p if p is not None else _unit_tokens(premise)
-        if unit is None or not any(x == t and unit in p[j + 1:j + 1 + reach] for j, x in enumerate(p)): return False
-    return p is not None  # False for a claim without numbers
+    nums = _claim_numbers(hypothesis)
+    if not nums: return False  # a claim without numbers
+    p = _unit_tokens(premise)
+    return all(unit is not None and any(x == t and unit in p[j + 1:j + 1 + reach] for j, x in enumerate(p)) for t, unit in nums)
 
 # %% ../nbs/16_judges.ipynb #565fcb78
 def _windows(premise: str, size: int) -> list[str]:
