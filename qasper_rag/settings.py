@@ -109,7 +109,8 @@ RUN_PRESETS: dict[str, RunSettings] = {
     "offline": RunSettings(),
     # the reference design on a user's machine: Llama-3.1-8B-Instruct on a vLLM server ($QASPER_LLM_BASE_URL), TRUE NLI judging
     "reference": RunSettings(AnswerSettings("final", "openai", verify="true"), judge="true"),
-    # a minute on two cores: BM25 only, the 135M test model, the lexical judge, three questions
+    # proves the path, not the quality: BM25 only, the 135M test model, the lexical judge, three questions (about 70 s a question
+    # on two cores, one llama.cpp thread: bm25-only sends 6,000 tokens)
     "smoke": RunSettings(AnswerSettings("bm25-only", "smollm2", verify="lexical"), judge="lexical", limit=3),
 }
 
