@@ -112,8 +112,9 @@ class RunDir:
         self.settings_path.write_text(json.dumps(settings, indent=1))  # a new run, or the same run with another limit
         return settings
 
-    def records(self) -> list[dict]:
-        "The finished questions, in the order they were written; a torn last line (a killed write) is cut off the file."
+    def records(self, repair: bool = False, # cut a torn last line off the file: only a run about to append (a reader may see a line being written)
+               ) -> list[dict]:
+        "The finished questions, in the order they were written; a torn last line (a killed write, or one being written) is skipped."
         if not self.records_path.exists(): return []
         raw = self.records_path.read_bytes()
         out, good = [], 0
@@ -124,7 +125,7 @@ class RunDir:
                 if raw[good + len(line):].strip(): raise ValueError(f"{self.records_path}: a corrupt line in the middle of the file (byte {good})")
                 break
             out.append(d); good += len(line)
-        if good < len(raw):
+        if repair and good < len(raw):
             with open(self.records_path, "r+b") as f: f.truncate(good)
         return out
 
@@ -232,7 +233,7 @@ def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
     run = RunDir(out)
     run.start({**settings, "questions": questions_fingerprint(corpus), "limit": limit}, restart)
     items = eval_items(corpus, limit)
-    done = {r["question_id"] for r in run.records()}
+    done = {r["question_id"] for r in run.records(repair=True)}
     todo = [(p, q) for p, q in items if q.id not in done]
     t_start = time.perf_counter()
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"eval [{settings.get('config')}]", disable=not progress, unit="q")

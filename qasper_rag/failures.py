@@ -7,13 +7,14 @@ Docs: https://qasper-rag.github.io/qasper_rag/failures.html.md"""
 # %% ../nbs/25_failures.ipynb #7d37ff3a
 from __future__ import annotations
 from dataclasses import dataclass, asdict
+from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import FLOAT_PREFIX, QasperCorpus, Question
 
 # %% auto #0
-__all__ = ['OPEN_ON_LINK', 'gold_chunks', 'trace', 'explore', 'failures_frame', 'stages_run', 'verdicts', 'question_table',
-           'passages_sent', 'details_html']
+__all__ = ['OPEN_ON_LINK', 'TABLE', 'gold_chunks', 'trace', 'explore', 'failures_frame', 'stages_run', 'verdicts',
+           'question_table', 'passages_sent', 'details_html', 'recall_rows', 'answer_f1s', 'LiveExplorer']
 
 # %% ../nbs/25_failures.ipynb #0cc88a02
 from .retrieval import STAGES  # the stage names `Retrieval.stages` uses: one type for both
@@ -168,3 +169,87 @@ function qasperOpenDetail() { const d = document.getElementById(decodeURICompone
   if (d && d.tagName === 'DETAILS') { d.open = true; d.scrollIntoView(); } }
 window.addEventListener('hashchange', qasperOpenDetail); window.addEventListener('load', qasperOpenDetail);
 </script>"""
+
+# %% ../nbs/25_failures.ipynb #5c0e7a11
+# the explorer's itables options, on the page and live: every row (no downsampling), 25 a page, the search box even on a
+# short table (itables drops it on a table that fits one page)
+TABLE = dict(maxBytes=0, pageLength=25, lengthMenu=[10, 25, 100, -1], classes="display compact cell-border", scrollX=True,
+             layout={"topStart": "search", "topEnd": "pageLength", "bottomStart": "info", "bottomEnd": "paging"},
+             columnDefs=[{"className": "dt-left", "targets": "_all"}])
+
+def recall_rows(line: Mapping, # one record of an evaluation run
+               ) -> list[dict]:
+    "One row per gold item of a recorded question, as `trace` gives them but without ranks: `reached` or `not sent`, from the recorded evidence recall."
+    rec = line.get("evidence_recall") or {}  # a failed question has none
+    return [{"question_id": line["question_id"], "paper_id": line["paper_id"], "question": line["question"], "kind": kind,
+             "lost_at": "reached" if ok else "not sent", "passages_sent": rec.get("n_chunks")}
+            for kind, flags in (("text", rec.get("text", [])), ("table/figure", rec.get("float", []))) for ok in flags]
+
+def answer_f1s(lines: Sequence[Mapping], # an evaluation run's records
+               corpus: QasperCorpus, # the data that holds their gold answers
+              ) -> dict[str, float]:
+    "Official Answer-F1 per question id of the records whose question `corpus` holds (a failed answer scores 0)."
+    from qasper_rag.evaluate import run_predictions
+    from qasper_rag.metrics import gold_from_corpus, score_questions
+    qs = {q.id: q for q in corpus.questions()}
+    ours = [l for l in lines if l["question_id"] in qs]
+    return {s.question_id: s.answer_f1 for s in score_questions(gold_from_corpus([qs[l["question_id"]] for l in ours]), run_predictions(ours))}
+
+class LiveExplorer:
+    "The explorer, in Jupyter, on a run folder that `qasper-rag eval` may still be writing; `refresh()` re-reads it and replaces the view."
+    def __init__(self, run_dir: str | Path, # the run folder (`qasper-rag eval --out DIR`)
+                 corpus: QasperCorpus | None = None, # the run's data, for Answer-F1 and the passages' texts (None: neither)
+                 table_id: str = "live-explorer", # the table's HTML id
+                ):
+        from qasper_rag.evaluate import RunDir
+        self.run, self.corpus, self.table_id = RunDir(run_dir), corpus, table_id
+        if not self.run.path.is_dir():
+            raise FileNotFoundError(f"{run_dir}: no such run folder; start an evaluation that writes it: qasper-rag eval --out {run_dir}")
+        self.questions = {q.id: q for q in corpus.questions()} if corpus is not None else {}
+        self.lines, self.table, self.html, self._handle, self._chunker, self._chunked = [], None, "", None, None, {}
+        self.refresh()
+
+    def refresh(self):
+        "Re-read the run folder's records as they are now (a line still being written is skipped) and show them in place of the last view."
+        from IPython.display import HTML, display
+        self.lines, self.settings = self.run.records(), self.run.settings() or {}  # run.json appears when the run starts
+        self.html = self._view()
+        if self._handle is None:
+            from itables import init_notebook_mode
+            init_notebook_mode(all_interactive=False, connected=False)  # DataTables from the package: no network
+            self._handle = display(HTML(self.html), display_id=True)
+        else: self._handle.update(HTML(self.html))
+
+    def _view(self) -> str:
+        "The HTML of the current view: a status line, the explorer, and every answered question's detail view."
+        from datetime import datetime
+        from html import escape
+        from itables import to_html_datatable
+        d = escape(str(self.run.path))
+        if not self.lines:
+            self.table = question_table([])
+            return (f"<p>No question answered yet in <code>{d}</code>: an evaluation appends a line to records.jsonl as each question "
+                    f"finishes. Start one with <code>qasper-rag eval --out {d}</code> (or wait for its first question), then call "
+                    "<code>refresh()</code>.</p>")
+        f1 = answer_f1s(self.lines, self.corpus) if self.corpus is not None else None
+        self.table = question_table([r for l in self.lines for r in recall_rows(l)], self.lines, f1, link=True)
+        state = ("the run has finished (metrics.json)" if (self.run.path/"metrics.json").exists()
+                 else "no metrics.json yet: the run is going, or was stopped (the same command resumes it)")
+        n = len(self.lines)
+        head = f"<p><b>{n} question{'s' if n != 1 else ''} answered</b> in <code>{d}</code> at {datetime.now():%H:%M:%S}; {state}.</p>"
+        table = to_html_datatable(self.table, table_id=self.table_id, connected=False, column_filters="footer", allow_html=True, **TABLE)
+        details = "".join(details_html(l, self._passages(l), (f1 or {}).get(l["question_id"])) for l in self.lines)
+        return head + table + OPEN_ON_LINK + details
+
+    def _passages(self, line: Mapping) -> list[dict]:
+        "The passages sent for one record, with their texts (none without the corpus, the question or the run's settings)."
+        q = self.questions.get(line["question_id"])
+        if q is None or "retrieval" not in self.settings: return []
+        if self._chunker is None:  # the run's chunker, so that its chunk ids are found
+            from qasper_rag.chunking import QasperChunker
+            from qasper_rag.retrieval import RetrievalConfig
+            self._chunker = QasperChunker(RetrievalConfig.from_dict(self.settings["retrieval"]).chunker)
+        if q.paper_id not in self._chunked:  # each paper chunked once
+            paper = self.corpus.paper(q.paper_id)
+            self._chunked[q.paper_id] = ChunkedPaper(paper, self._chunker(paper))
+        return passages_sent(line, self._chunked[q.paper_id], q)
