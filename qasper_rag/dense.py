@@ -19,11 +19,11 @@ from .models import MPNET_PARTS, MPNET_PIP, MPNET_SHA256, ModelPartsError, defau
 from .models import mpnet_part_files, mpnet_path, reassemble_parts
 
 # %% auto #0
-__all__ = ['LongText', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'INDEX_VERSION', 'l2_normalize', 'Embedder', 'pick_device',
-           'SentenceTransformerEmbedder', 'specter2_document', 'Specter2Embedder', 'load_embedder', 'DenseIndex',
-           'text_sha1', 'VectorCache', 'default_index_dir', 'index_name', 'build_index', 'ModelPartsError',
-           'reassemble_parts', 'default_model_dir', 'mpnet_part_files', 'mpnet_path', 'MPNET_PARTS', 'MPNET_SHA256',
-           'MPNET_PIP']
+__all__ = ['LongText', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'IndexKind', 'ANN_DEFAULTS', 'INDEX_VERSION', 'l2_normalize',
+           'Embedder', 'pick_device', 'SentenceTransformerEmbedder', 'specter2_document', 'Specter2Embedder',
+           'load_embedder', 'ann_params', 'faiss_index', 'DenseIndex', 'text_sha1', 'VectorCache', 'default_index_dir',
+           'index_name', 'build_index', 'ModelPartsError', 'reassemble_parts', 'default_model_dir', 'mpnet_part_files',
+           'mpnet_path', 'MPNET_PARTS', 'MPNET_SHA256', 'MPNET_PIP']
 
 # %% ../nbs/06_dense.ipynb #7be919c5
 LongText = Literal["truncate", "mean"]
@@ -180,25 +180,78 @@ def load_embedder(spec: str | Path = "minilm", **kw) -> Embedder:
     if spec == "specter2": return Specter2Embedder(**kw)
     return SentenceTransformerEmbedder(spec, **kw)
 
+# %% ../nbs/06_dense.ipynb #30e42028
+IndexKind = Literal["flat", "hnsw", "ivfpq"]
+ANN_DEFAULTS: dict[str, dict[str, int | None]] = {  # each kind's settings, with their defaults (None: chosen from the data)
+    "flat": {},
+    "hnsw": {"M": 32, "efConstruction": 200, "efSearch": 128},  # links per node; candidates kept while building, searching
+    # k-means cells (None: about 4 sqrt(n)); subquantizers (None: the largest divisor of dim up to dim/4); bits per code;
+    # cells searched; candidates re-scored exactly per result wanted
+    "ivfpq": {"nlist": None, "m": None, "nbits": 8, "nprobe": 16, "refine": 4},
+}
+
+def _check_kind(kind: str) -> IndexKind:
+    if kind not in ANN_DEFAULTS: raise ValueError(f"unknown index kind {kind!r}; known: {', '.join(ANN_DEFAULTS)}")
+    return kind
+
+def ann_params(kind: IndexKind = "flat", # "flat" (exact), "hnsw" or "ivfpq" (approximate)
+               dim: int = 0, # the vectors' dimension (`m` must divide it)
+               **settings: int | None, # the kind's settings, over its `ANN_DEFAULTS`
+              ) -> dict:
+    "What an index of `kind` adds to its params (nothing for flat): its settings, checked, `m` chosen."
+    if bad := sorted(set(settings) - set(ANN_DEFAULTS[_check_kind(kind)])):
+        raise ValueError(f"a {kind} index has no setting(s) {bad}; its settings: {list(ANN_DEFAULTS[kind])}")
+    if kind == "flat": return {}
+    p = {"kind": kind, **ANN_DEFAULTS[kind], **settings}
+    if kind == "ivfpq":
+        p["m"] = p["m"] or max(m for m in range(1, max(dim // 4, 1) + 1) if dim % m == 0)
+        if dim % p["m"]: raise ValueError(f"ivfpq: m={p['m']} subquantizers must divide the dimension {dim}")
+    return p
+
+def faiss_index(params: dict, # an index's params: `dim`, and `kind` with its settings (no kind: flat)
+                n: int, # how many vectors it is made for (sizes an ivfpq index, which trains on them)
+               ) -> faiss.Index:
+    "An empty inner-product FAISS index of the params' kind (an ivfpq one still to train)."
+    import faiss
+    kind, d = _check_kind(params.get("kind", "flat")), params["dim"]
+    if kind == "flat": return faiss.IndexFlatIP(d)
+    if kind == "hnsw":
+        ix = faiss.IndexHNSWFlat(d, params["M"], faiss.METRIC_INNER_PRODUCT)
+        ix.hnsw.efConstruction, ix.hnsw.efSearch = params["efConstruction"], params["efSearch"]
+        return ix
+    nlist = params["nlist"] or max(1, round(4 * n ** 0.5))
+    if n < (need := max(nlist, 2 ** params["nbits"])):
+        raise ValueError(f"an ivfpq index needs at least {need} vectors to train, not {n}: use kind='flat' or 'hnsw'")
+    ix = faiss.IndexIVFPQ(faiss.IndexFlatIP(d), d, nlist, params["m"], params["nbits"], faiss.METRIC_INNER_PRODUCT)
+    ix.nprobe = params["nprobe"]
+    return ix
+
 # %% ../nbs/06_dense.ipynb #66d5d7d5
 INDEX_VERSION = 1
 
 class DenseIndex:
-    "Exact inner-product search (FAISS `IndexFlatIP`) over unit vectors, by string id."
-    def __init__(self, embedder: Embedder | None = None, chunker_key: str = "", params: dict | None = None):
+    "Inner-product search over unit vectors by string id: exact (FAISS `IndexFlatIP`), or approximate (HNSW, IVF-PQ)."
+    def __init__(self, embedder: Embedder | None = None, # embeds texts and queries (None: vectors only)
+                 chunker_key: str = "", # the chunker's settings (`ChunkerConfig.key()`), recorded in params
+                 params: dict | None = None, # a saved index's params (`load` passes them), instead of the other settings
+                 kind: IndexKind = "flat", # the FAISS index searched: "flat" (exact), "hnsw" or "ivfpq" (approximate)
+                 **settings: int | None, # the kind's settings, over `ANN_DEFAULTS[kind]`
+                ):
         self.embedder = e = embedder
         self.params = params or {"version": INDEX_VERSION, "embedder": e.name if e else "", "dim": e.dim if e else 0,
-                                 "long_text": e.long_text if e else "truncate", "chunker": chunker_key}
+                                 "long_text": e.long_text if e else "truncate", "chunker": chunker_key,
+                                 **ann_params(kind, e.dim if e else 0, **settings)}
+        _check_kind(self.kind)
         self.ids: list[str] = []
         self._pos: dict[str, int] = {}
         self.folder: Path | None = None  # where it was saved or loaded from
         self.vectors = np.zeros((0, self.dim), np.float32)
-        import faiss
-        self._faiss = faiss.IndexFlatIP(self.dim)
+        self._faiss = None  # the FAISS index: made from `vectors` when first needed (`_ann`), then added to by `add`
 
     dim = property(lambda self: self.params["dim"])
+    kind = property(lambda self: self.params.get("kind", "flat"))  # a flat index's params name no kind, as before
     def __len__(self) -> int: return len(self.ids)
-    def __repr__(self) -> str: return f"DenseIndex({len(self)} vectors, {self.params['embedder']!r}, {self.params['long_text']}, {self.params['chunker']!r})"
+    def __repr__(self) -> str: return f"DenseIndex({len(self)} vectors, {self.params['embedder']!r}, {self.params['long_text']}, {self.params['chunker']!r}{'' if self.kind == 'flat' else ', ' + self.kind})"
 
 # %% ../nbs/06_dense.ipynb #aca7d350
 @patch
@@ -208,8 +261,21 @@ def add(self: DenseIndex, vectors: np.ndarray, ids: Sequence[str]) -> DenseIndex
     if v.shape[1] != self.dim: raise ValueError(f"vectors of dim {v.shape[1]}, index of dim {self.dim}")
     if len(set(ids)) < len(ids) or set(ids) & self._pos.keys(): raise ValueError("duplicate ids")
     self._pos.update((i, len(self.ids) + k) for k, i in enumerate(ids))
-    self.ids += ids; self.vectors = np.vstack([self.vectors, v]); self._faiss.add(v)
+    self.ids += ids; self.vectors = np.vstack([self.vectors, v])
+    if self._faiss is not None: self._faiss.add(v)  # an ivfpq index keeps the training it had
     return self
+
+@patch
+def _ann(self: DenseIndex) -> faiss.Index:
+    "The FAISS index of `vectors`, made on first use (an ivfpq one trained on them, its `nlist` recorded in params)."
+    if self._faiss is None:
+        ix = faiss_index(self.params, len(self))
+        if not ix.is_trained:
+            ix.train(self.vectors)
+            self.params["nlist"] = ix.nlist
+        ix.add(self.vectors)
+        self._faiss = ix
+    return self._faiss
 
 @patch
 def index(self: DenseIndex, texts: Sequence[str], ids: Sequence[str], cache: VectorCache | None = None) -> DenseIndex:
@@ -239,21 +305,28 @@ def scores(self: DenseIndex, query: str | np.ndarray, ids: Sequence[str] | None 
 
 @patch
 def search(self: DenseIndex, query: str | np.ndarray, k: int = 10, ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-    "The `k` best `(id, score)` pairs, best first; `ids` limits the search to those documents."
+    "The `k` best `(id, score)` pairs, best first, by the index's kind; `ids` limits the (exact) search to those documents."
     q = self._query(query)
     if ids is not None:
         ids = list(ids); s = self.scores(q, ids)
         return [(ids[i], float(s[i])) for i in np.argsort(-s, kind="stable")[:k]]
     if not self.ids or k <= 0: return []
-    D, I = self._faiss.search(q[None], min(k, len(self.ids)))
-    return [(self.ids[i], float(s)) for s, i in zip(D[0], I[0]) if i >= 0]
+    D, I = self._ann().search(q[None], min(k * self.params.get("refine", 1), len(self.ids)))
+    found = I[0] >= 0
+    I, s = I[0][found], D[0][found]
+    if self.kind != "flat":  # the candidates re-scored from the stored vectors (PQ's scores are approximate), the best k kept
+        s = self.vectors[I] @ q; best = np.argsort(-s, kind="stable")[:k]; I, s = I[best], s[best]
+    return [(self.ids[i], float(x)) for i, x in zip(I, s)]
 
 # %% ../nbs/06_dense.ipynb #c974761a
 @patch
 def save(self: DenseIndex, folder: str | Path) -> Path:
-    "Write `vectors.npy`, `ids.json`, then `params.json` into `folder`."
+    "Write `faiss.index` (approximate kinds: not made again on load), `vectors.npy`, `ids.json`, then `params.json` into `folder`."
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     (folder/"params.json").unlink(missing_ok=True)
+    if self.kind != "flat":
+        import faiss
+        faiss.write_index(self._ann(), str(folder/"faiss.index"))
     np.save(folder/"vectors.npy", self.vectors, allow_pickle=False)
     (folder/"ids.json").write_text(json.dumps(self.ids))
     (folder/"params.json").write_text(json.dumps({**self.params, "count": len(self)}, indent=1))
@@ -272,6 +345,10 @@ def load(cls: DenseIndex, folder: str | Path, embedder: Embedder | None = None) 
     v, ids = np.load(folder/"vectors.npy", allow_pickle=False), json.loads((folder/"ids.json").read_text())
     if v.shape != (len(ids), p["dim"]): raise ValueError(f"{folder}: {v.shape} vectors for {len(ids)} ids of dim {p['dim']}")
     idx = cls(embedder, params={k: x for k, x in p.items() if k != "count"}).add(v, ids)
+    if idx.kind != "flat" and (folder/"faiss.index").is_file():  # the saved graph or trained index, as it was
+        import faiss
+        idx._faiss = faiss.read_index(str(folder/"faiss.index"))
+        if idx._faiss.ntotal != len(ids): raise ValueError(f"{folder}: faiss.index holds {idx._faiss.ntotal} vectors for {len(ids)} ids")
     idx.folder = folder
     return idx
 
@@ -326,26 +403,30 @@ def index_name(embedder: Embedder, # the embedder: its name, long-text mode and 
                chunker_key: str, # the chunker's settings (`ChunkerConfig.key()`)
                ids: Sequence[str] = (), # the chunk ids indexed
                texts: Sequence[str] = (), # their texts, aligned with `ids`
+               kind: IndexKind = "flat", # the FAISS index kind: an approximate one (and its settings) named too
+               **settings: int | None, # the kind's settings, over `ANN_DEFAULTS[kind]`
               ) -> str:
     "Folder name of an index: its settings, readable, then a hash of them and of the indexed (id, text) pairs."
     docs = hashlib.sha1("\n".join(f"{i}\t{text_sha1(t)}" for i, t in zip(ids, texts)).encode()).hexdigest()
-    settings = {"version": INDEX_VERSION, "embedder": embedder.name, "long_text": embedder.long_text,
-                "max_tokens": embedder.max_tokens, "chunker": chunker_key, "docs": docs}
-    h = hashlib.sha1(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+    named = {"version": INDEX_VERSION, "embedder": embedder.name, "long_text": embedder.long_text,
+             "max_tokens": embedder.max_tokens, "chunker": chunker_key, "docs": docs, **ann_params(kind, embedder.dim, **settings)}
+    h = hashlib.sha1(json.dumps(named, sort_keys=True).encode()).hexdigest()[:12]
     slug = lambda s: re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
-    return f"{slug(embedder.name.split(':')[0])}-{embedder.long_text}-{slug(chunker_key) or 'chunks'}-{h}"
+    return f"{slug(embedder.name.split(':')[0])}-{embedder.long_text}-{slug(chunker_key) or 'chunks'}{'' if kind == 'flat' else '-' + kind}-{h}"
 
 def build_index(embedder: Embedder, # encodes the chunks
                 chunks: Sequence[Chunk], # the chunks to index
                 chunker_key: str = "", # the chunker's settings (`ChunkerConfig.key()`), part of the index name
                 root: str | Path | None = None, # folder of the indexes (default: `default_index_dir()`)
                 cache: VectorCache | None = None, # vector cache (default: one in `<root>/vectors`)
+                kind: IndexKind = "flat", # the FAISS index: "flat" (exact), "hnsw" or "ivfpq" (approximate, saved once made)
+                **settings: int | None, # the kind's settings, over `ANN_DEFAULTS[kind]`
                ) -> DenseIndex:
     "The dense index of `chunks`: loaded when built before, else built (vectors through the cache) and saved."
     ids, texts = [c.id for c in chunks], [c.text for c in chunks]
     root = Path(root or default_index_dir())
-    folder = root/index_name(embedder, chunker_key, ids, texts)
+    folder = root/index_name(embedder, chunker_key, ids, texts, kind, **settings)
     if (folder/"params.json").is_file(): return DenseIndex.load(folder, embedder)
-    idx = DenseIndex(embedder, chunker_key).index(texts, ids, cache=cache if cache is not None else VectorCache(root/"vectors"))
+    idx = DenseIndex(embedder, chunker_key, kind=kind, **settings).index(texts, ids, cache=cache if cache is not None else VectorCache(root/"vectors"))
     idx.save(folder)
     return idx

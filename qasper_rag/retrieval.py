@@ -47,6 +47,8 @@ class RetrievalConfig:
     budget_tokenizer: str | None = None  # count the budget with this tokenizer (None: the chunker's)
     order: Literal["paper", "rank"] = "paper"  # order of passages in the prompt
     scope: Literal["paper", "corpus"] = "paper"  # search one paper, or all loaded papers (open-domain)
+    dense_index: Literal["flat", "hnsw", "ivfpq"] = "flat"  # open-domain dense search: exact, or an approximate FAISS index
+    # (qasper_rag.dense) giving the top `candidates`; in-paper scope ignores it (a paper's chunks are all scored exactly)
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -92,6 +94,7 @@ class PaperIndex:
     chunked: ChunkedPaper
     bm25: object | None
     vectors: np.ndarray | None
+    ann: object | None = None  # an approximate `dense.DenseIndex` searched for the dense stage (open-domain, `dense_index` not flat)
 
     @property
     def ids(self) -> list[str]: return [c.id for c in self.chunked.chunks]
@@ -318,7 +321,8 @@ def retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
     if idx.vectors is not None:
         with _timed(t, "dense"):
             qv, hypo = self._dense_query(idx, question)
-            stages["dense"] = Ranking.by_score(idx.ids, idx.vectors @ qv)
+            stages["dense"] = (Ranking.from_pairs(idx.ann.search(qv, cfg.candidates)) if idx.ann is not None
+                               else Ranking.by_score(idx.ids, idx.vectors @ qv))
     stages["fused"] = self._fuse(idx, stages)
     if cfg.ranking == "rerank" and self.late is not None:
         with _timed(t, "rerank"): stages["reranked"] = self._rerank(idx, question, stages["fused"])
@@ -376,7 +380,7 @@ def pool(self: Retriever) -> PaperIndex:
         if self.corpus is None: raise ValueError("open-domain retrieval (scope='corpus') needs Retriever(..., corpus=...)")
         pool = ChunkPool([ChunkedPaper(p, self.chunker(p)) for p in self.corpus])
         ids, texts, key, root = [c.id for c in pool.chunks], [c.text for c in pool.chunks], self.chunker.config.key(), self.cache_dir/"indexes"
-        bm = vecs = None
+        bm = vecs = ann = None
         if self.config.bm25:
             from qasper_rag.bm25 import BM25Index
             docs = hashlib.sha1("\n".join(f"{i}\t{t}" for i, t in zip(ids, texts)).encode()).hexdigest()[:12]
@@ -385,8 +389,9 @@ def pool(self: Retriever) -> PaperIndex:
             if not (folder/"params.json").is_file(): bm.save(folder)
         if self.embedder is not None:
             from qasper_rag.dense import VectorCache, build_index
-            vecs = build_index(self.embedder, pool.chunks, key, root, VectorCache(self.cache_dir/"vectors")).vectors
-        self._pool = PaperIndex(pool, bm, vecs)
+            dense = build_index(self.embedder, pool.chunks, key, root, VectorCache(self.cache_dir/"vectors"), kind=self.config.dense_index)
+            vecs, ann = dense.vectors, None if self.config.dense_index == "flat" else dense
+        self._pool = PaperIndex(pool, bm, vecs, ann)
     return self._pool
 
 # %% ../nbs/10_retrieval.ipynb #4e82db5b
