@@ -54,12 +54,14 @@ class Embedder:
     def __repr__(self) -> str: return f"{type(self).__name__}({self.name!r}, dim={self.dim}, max_tokens={self.max_tokens}, long_text={self.long_text!r})"
 
     def _batched(self, texts: list[str], query: bool, progress: bool) -> np.ndarray:
-        "Unit vectors of `texts`, `batch_size` at a time."
+        "Unit vectors of `texts` (in their order), `batch_size` at a time, longest first: a batch of like lengths pads little."
         from tqdm.auto import tqdm
         if not texts: return np.zeros((0, self.dim), np.float32)
-        bs = self.batch_size
+        bs, order = self.batch_size, np.argsort([-len(t) for t in texts], kind="stable")
         steps = tqdm(range(0, len(texts), bs), desc=f"embedding ({self.name})", unit="batch", disable=not progress)
-        return l2_normalize(np.concatenate([self._embed(texts[i:i+bs], query) for i in steps]))
+        out = np.concatenate([self._embed([texts[j] for j in order[i:i+bs]], query) for i in steps])
+        out[order] = out.copy()  # back to the order given
+        return l2_normalize(out)
 
     def encode_query(self, texts: list[str]) -> np.ndarray:
         "Unit vectors of queries (cut at the model's limit)."
@@ -184,8 +186,8 @@ def load_embedder(spec: str | Path = "minilm", **kw) -> Embedder:
 IndexKind = Literal["flat", "hnsw", "ivfpq"]
 ANN_DEFAULTS: dict[str, dict[str, int | None]] = {  # each kind's settings, with their defaults (None: chosen from the data)
     "flat": {},
-    "hnsw": {"M": 32, "efConstruction": 200, "efSearch": 128},  # links per node; candidates kept while building, searching
-    # k-means cells (None: about 4 sqrt(n)); subquantizers (None: the largest divisor of dim up to dim/4); bits per code;
+    "hnsw": {"M": 16, "efConstruction": 64, "efSearch": 256},  # links per node; candidates kept while building, searching
+    # k-means cells (None: about sqrt(n)); subquantizers (None: the largest divisor of dim up to dim/4); bits per code;
     # cells searched; candidates re-scored exactly per result wanted
     "ivfpq": {"nlist": None, "m": None, "nbits": 8, "nprobe": 16, "refine": 4},
 }
@@ -219,7 +221,7 @@ def faiss_index(params: dict, # an index's params: `dim`, and `kind` with its se
         ix = faiss.IndexHNSWFlat(d, params["M"], faiss.METRIC_INNER_PRODUCT)
         ix.hnsw.efConstruction, ix.hnsw.efSearch = params["efConstruction"], params["efSearch"]
         return ix
-    nlist = params["nlist"] or max(1, round(4 * n ** 0.5))
+    nlist = params["nlist"] or max(1, round(n ** 0.5))
     if n < (need := max(nlist, 2 ** params["nbits"])):
         raise ValueError(f"an ivfpq index needs at least {need} vectors to train, not {n}: use kind='flat' or 'hnsw'")
     ix = faiss.IndexIVFPQ(faiss.IndexFlatIP(d), d, nlist, params["m"], params["nbits"], faiss.METRIC_INNER_PRODUCT)
@@ -265,13 +267,17 @@ def add(self: DenseIndex, vectors: np.ndarray, ids: Sequence[str]) -> DenseIndex
     if self._faiss is not None: self._faiss.add(v)  # an ivfpq index keeps the training it had
     return self
 
+def _training_sample(v: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
+    "At most `n` rows of `v`, drawn without replacement (k-means needs tens per cell, not the whole corpus)."
+    return v if len(v) <= n else v[np.sort(np.random.default_rng(seed).choice(len(v), n, replace=False))]
+
 @patch
 def _ann(self: DenseIndex) -> faiss.Index:
     "The FAISS index of `vectors`, made on first use (an ivfpq one trained on them, its `nlist` recorded in params)."
     if self._faiss is None:
         ix = faiss_index(self.params, len(self))
         if not ix.is_trained:
-            ix.train(self.vectors)
+            ix.train(_training_sample(self.vectors, max(64 * ix.nlist, 40 * 2 ** self.params["nbits"])))  # PQ codebooks too
             self.params["nlist"] = ix.nlist
         ix.add(self.vectors)
         self._faiss = ix
