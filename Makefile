@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps demo report sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps demo report bench sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -60,6 +60,11 @@ demo: models
 # committed records, else about an hour on two cores), ablations, table vs text, measurement-bug replays, failures
 report: models
 	$(BIN)/qasper-rag report --name offline-full --data $(DATA)
+
+# the benchmark page (reports/bench/bench.html): every stage measured beside its reference in one run, about
+# 20 minutes on two cores (resumable: a rerun measures only the sections missing from bench.json; --force for all)
+bench: models
+	$(BIN)/qasper-rag bench --out reports/bench --data $(DATA)
 
 # notebooks clean and the package in sync with them (what CI checks)
 sync-check:

@@ -17,7 +17,7 @@ from .settings import AnswerSettings, RunSettings, env, environment, get_run_set
 __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'cmd_chunks',
            'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask', 'answer_settings', 'print_metrics',
            'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels',
-           'shared_data_dir_default', 'cmd_report', 'build_parser', 'main']
+           'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -463,6 +463,29 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--reports", help="reports folder (default: reports/ of the checkout)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
+def cmd_bench(a: argparse.Namespace) -> int:
+    "Measure every stage side by side (`bench.run_bench`, resumable) into a folder, then render its page there."
+    import os
+    from qasper_rag.bench import run_bench
+    from qasper_rag.data import project_root
+    from qasper_rag.report import render
+    out = Path(a.out or project_root()/"reports"/"bench").resolve()
+    sections = [x.strip() for x in a.sections.split(",")] if a.sections else None
+    threads = a.threads or len(os.sched_getaffinity(0))  # a benchmark runs alone: every core, as `make demo`
+    run_bench(out, sections, a.quick, a.data, threads, a.force, progress=not a.quiet)
+    if not a.no_page: print(f"bench: {render('bench', {'bench_dir': str(out)}, out, progress=not a.quiet)}")
+    return 0
+
+def _bench_args(p: argparse.ArgumentParser):
+    p.add_argument("--out", help="folder of bench.json and the page (default: reports/bench)")
+    p.add_argument("--data", help="QASPER file or folder (default: the shared papers)")
+    p.add_argument("--sections", help="comma-separated: chunking, index, retrieval, memory, generation, scaling (default: all)")
+    p.add_argument("--quick", action="store_true", help="the smoke settings: two papers, the tiny generator, small corpora (a minute or two)")
+    p.add_argument("--force", action="store_true", help="measure sections already in bench.json again")
+    p.add_argument("--threads", type=int, help="llama.cpp and FAISS threads (default: every usable core)")
+    p.add_argument("--no-page", action="store_true", help="measure only; do not render the page")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
 # %% ../nbs/90_cli.ipynb #2a2a31f8
 COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper, or chunking and evidence-mapping statistics",
                        lambda p: (_data_args(p), _chunker_args(p), p.add_argument("--paper", help="QASPER paper id"))),
@@ -471,7 +494,8 @@ COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper, or chunking and evidence-
             "eval": (cmd_eval, "answer, judge and score every question into a run folder (resumable)", _eval_args),
             "score": (cmd_score, "official QASPER Answer-F1 and Evidence-F1 of a predictions file", _score_args),
             "labels": (cmd_labels, "check a judge against a label file, or export a run's judged sentences for labelling and read the labels back", _labels_args),
-            "report": (cmd_report, "run the evaluation notebooks (papermill) and render them to HTML in reports/", _report_args)}
+            "report": (cmd_report, "run the evaluation notebooks (papermill) and render them to HTML in reports/", _report_args),
+            "bench": (cmd_bench, "measure every stage side by side into reports/bench (bench.json and its page)", _bench_args)}
 
 # %% ../nbs/90_cli.ipynb #9728a54c
 def build_parser() -> argparse.ArgumentParser:

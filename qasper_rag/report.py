@@ -12,13 +12,14 @@ from typing import Mapping, Sequence
 from .data import project_root
 
 # %% auto #0
-__all__ = ['NOTEBOOKS', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters', 'smoke_parameters', 'page_setup',
-           'show_figure', 'findings_markdown', 'show_findings', 'findings_first', 'to_html', 'render', 'write_index',
-           'make_report']
+__all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters', 'smoke_parameters',
+           'page_setup', 'show_figure', 'findings_markdown', 'show_findings', 'findings_first', 'to_html', 'render',
+           'write_index', 'make_report']
 
 # %% ../nbs/20_report.ipynb #75b14773
 NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
              "measurement_bugs": "24_measurement_bugs.ipynb", "failures": "25_failures.ipynb"}
+PAGES = {**NOTEBOOKS, "bench": "26_bench.ipynb"}  # every page `render` knows; the bench page has its own command (`qasper-rag bench`)
 
 def full_parameters(out: str | Path, # the report folder: the run folder and every notebook's outputs
                     data: str | None = None, # QASPER file or folder (None: each notebook's default, the shared papers)
@@ -118,7 +119,7 @@ def to_html(nb, # the executed notebook
     return body
 
 # %% ../nbs/20_report.ipynb #fe935fbe
-def render(name: str, # a report notebook: a key of `NOTEBOOKS`
+def render(name: str, # a page's notebook: a key of `PAGES`
            params: Mapping, # papermill parameters of the notebook
            out: str | Path, # folder of the executed notebook and its HTML page
            nbs: str | Path | None = None, # folder of the notebooks, where they run (default: the project's nbs/)
@@ -129,7 +130,8 @@ def render(name: str, # a report notebook: a key of `NOTEBOOKS`
     import nbformat
     import papermill as pm
     nbs = Path(nbs or project_root()/"nbs"); out = Path(out); out.mkdir(parents=True, exist_ok=True)
-    src = nbs/NOTEBOOKS[name]
+    if name not in PAGES: raise ValueError(f"unknown page {name!r}: choose from {', '.join(PAGES)}")
+    src = nbs/PAGES[name]
     if not src.exists(): raise FileNotFoundError(f"{src}: the report notebook is missing")
     executed = out/f"{name}.ipynb"
     pm.execute_notebook(str(src), str(executed), parameters=dict(params), cwd=str(nbs), kernel_name="python3",

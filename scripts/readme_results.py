@@ -37,3 +37,42 @@ new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design
 assert new != readme or text in readme
 Path('README.md').write_text(new)
 print(text)
+
+# the speed paragraph, from the benchmark page's bench.json (`make bench`)
+bench = Path('reports/bench/bench.json')
+if bench.is_file():
+    B = json.loads(bench.read_text()); S = B['sections']
+    ms = lambda s: f"{1000 * s:.0f}"
+    parts = []
+    if 'generation' in S:
+        an, fm = S['generation']['answers'], {r['format']: r for r in S['generation']['formats']}
+        ra = an['rates']
+        parts.append(f"an answer takes {an['total']['p50']:.1f} s (median, n={an['total']['n']}), of which generation {an['generation']['p50']:.1f} s against "
+                     f"{an['compute']['p50']:.1f} s of model compute for its tokens at the rates measured in the same process (prefill "
+                     f"{ra['prefill_tok_s']:.1f}, decode {ra['decode_tok_s']:.1f} tokens/s); by weight format, prefill / decode tokens/s: "
+                     + ", ".join(f"{k} {r['prefill_tok_s']:.1f} / {r['decode_tok_s']:.1f}" for k, r in fm.items()))
+    if 'retrieval' in S:
+        rt = S['retrieval']
+        parts.append(f"retrieval {ms(rt['warm']['p50'])} ms per question warm (p95 {ms(rt['warm']['p95'])} ms, n={rt['warm']['n']}), "
+                     f"{ms(rt['cold']['p50'])} ms for a paper's first question with nothing cached (n={rt['cold']['n']})")
+    if 'index' in S:
+        ix = S['index']
+        parts.append(f"the dense index of the {ix['chunks']} shared chunks builds at {ix['ratio']:.0%} of the encoder's raw throughput")
+    if 'memory' in S:
+        mem = S['memory']; last = mem['rows'][-1]
+        parts.append(f"a retrieval pass over {last['questions']} questions ({last['papers']} papers) ends at {last['rss_mb']:.0f} MB resident "
+                     f"({mem['mb_per_paper']:+.1f} MB per paper"
+                     + (f"; {mem['rss_trimmed_mb']:.0f} MB once the freed heap is returned, every index still held)" if mem.get('rss_trimmed_mb') else ")"))
+    if 'scaling' in S:
+        sc = S['scaling']; big = max(r['size'] for r in sc['rows']); at = {r['kind']: r for r in sc['rows'] if r['size'] == big}
+        parts.append(f"at {big:,} vectors exact search takes {1000 * at['flat']['latency']['p50']:.0f} ms per question, "
+                     + ", ".join(f"{k} {1000 * r['latency']['p50']:.1f} ms returning {r['recall_vs_exact']:.1%} of the exact top {sc['k']}"
+                                 for k, r in at.items() if k != 'flat'))
+    cpus = B['machine'].get('cpus_usable') or B['machine'].get('cpus')
+    text = (f"## Speed ({cpus} CPU cores, {B['threads']} threads)\n"
+            f"`make bench` measures each stage beside its reference in one run (`reports/bench/bench.html`): " + "; ".join(parts) + ".\n")
+    readme = Path('README.md').read_text()
+    if '## Speed (' in readme: new = re.sub(r"## Speed \(.*?\n(?=\n|## )", text, readme, flags=re.S)
+    else: new = readme.replace("## Layout", text + "\n## Layout")
+    Path('README.md').write_text(new)
+    print(text)

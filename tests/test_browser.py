@@ -15,6 +15,7 @@ from qasper_rag.report import NOTEBOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = Path(os.environ.get("QASPER_REPORT_DIR") or ROOT / "reports" / "offline-full")
+BENCH = Path(os.environ.get("QASPER_BENCH_DIR") or ROOT / "reports" / "bench")  # `make bench`
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 INSTALL = "install them with `apt-get install -y chromium chromium-driver` (Debian; run as root) and `pip install -e '.[dev]'` (selenium)"
@@ -63,7 +64,17 @@ def test_every_report_page_is_rendered():
 
 @pytest.mark.parametrize("name", list(NOTEBOOKS))
 def test_page_reads_well_offline(browser, name):
-    page = PAGES / f"{name}.html"
+    _check_page(browser, PAGES / f"{name}.html", name)
+
+
+def test_bench_page_reads_well_offline(browser):
+    "The committed benchmark page (`make bench`) reads as the report pages do, with a figure per measured section."
+    _check_page(browser, BENCH / "bench.html", "bench")
+    n = browser.execute_script("return document.images.length")
+    assert n >= 5, f"bench: {n} figures, expected one each for index, retrieval, memory, formats, answers and scaling"
+
+
+def _check_page(browser, page: Path, name: str):
     assert page.exists(), f"{page} is missing"
     _open(browser, page)
     imgs = browser.execute_script("return [...document.images].map(i => [i.naturalWidth, i.naturalHeight, i.src.slice(0, 40)])")

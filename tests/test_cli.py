@@ -68,3 +68,21 @@ def test_ask_json_contract(shared_dir):
 def test_ask_unknown_generator(shared_dir):
     r = run("ask", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694", "--generator", "gpt-9", "q?")
     assert r.returncode == 2 and "unknown generator 'gpt-9'" in r.stderr
+
+
+def test_bench_measures_renders_and_resumes(shared_dir, tmp_path):
+    "`qasper-rag bench`: a section measured into bench.json and its page rendered; a rerun keeps it; a bad section is refused."
+    out = tmp_path / "bench"
+    r = run("bench", "--quick", "--sections", "chunking", "--out", str(out), "--data", str(shared_dir / "original_format"), "--quiet")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((out / "bench.json").read_text())
+    assert list(doc["sections"]) == ["chunking"] and doc["quick"] is True
+    ch = doc["sections"]["chunking"]
+    assert ch["papers"] == 2 and ch["chunks"] > 2 and ch["tokens_per_s"] > 0
+    page = (out / "bench.html").read_text()
+    assert "Findings" in page and "papers/s" in page
+    r = run("bench", "--quick", "--sections", "chunking", "--out", str(out), "--no-page", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((out / "bench.json").read_text())["sections"]["chunking"] == ch  # kept, not measured again
+    r = run("bench", "--sections", "speed", "--out", str(out), "--no-page")
+    assert r.returncode == 2 and "unknown benchmark section" in r.stderr and "chunking" in r.stderr
