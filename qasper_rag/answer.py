@@ -111,11 +111,16 @@ class Answerer:
         self.constrained = constrained and getattr(generator, "supports_grammar", False)
         self.verifier = verifier
 
-    def ask(self, paper: Paper, question: str, question_id: str | None = None) -> AnswerRecord:
+    def ask(self, paper: Paper, # the paper asked about (its chunks are what is retrieved)
+            question: str, # the question in words, e.g. "What is the seed lexicon?" (empty: `ValueError`)
+            question_id: str | None = None, # QASPER's id of the question, kept in the record (None: a question of one's own)
+           ) -> AnswerRecord:
         "Answer `question` about `paper`; failures are recorded, never raised (an empty question is refused: `ValueError`)."
         return self.answer(paper, question, question_id)[0]
 
-    def answer(self, paper: Paper, question: str, question_id: str | None = None,
+    def answer(self, paper: Paper, # the paper asked about (its chunks are what is retrieved)
+               question: str, # the question in words, e.g. "What is the seed lexicon?" (empty: `ValueError`)
+               question_id: str | None = None, # QASPER's id of the question, kept in the record (None: a question of one's own)
                retrieval: Retrieval | None = None, # this question's retrieval when done already (a concurrent evaluation retrieves in one thread)
               ) -> tuple[AnswerRecord, Retrieval]:
         "`ask`, also returning the retrieval behind the answer (for evaluation: the exact context and its chunks)."

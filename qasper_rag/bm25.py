@@ -90,7 +90,9 @@ class BM25Index:
     def __repr__(self) -> str: return (f"BM25Index({len(self)} docs, k1={self.k1}, b={self.b}, "
                                          f"backend={self.backend!r}, method={self.method!r})")
 
-    def index(self, texts: list[str], ids: list[str]) -> BM25Index:
+    def index(self, texts: list[str], # the passages to index (chunk texts)
+              ids: list[str], # one id per text, in the same order (chunk ids)
+             ) -> BM25Index:
         "Tokenize and index `texts` under `ids`; returns self."
         if len(texts) != len(ids): raise ValueError(f"{len(texts)} texts but {len(ids)} ids")
         return self._build([self.tokenizer(t) for t in texts], list(ids))

@@ -235,11 +235,14 @@ class ChunkedPaper:
         for i, j, p in paper.paragraphs: self._para.setdefault(norm_ws(p), (i, j))
         self._cap = {norm_ws(f.caption): i for i, f in enumerate(paper.floats)}
 
-    def paragraph_text(self, sec: int, j: int) -> str:
+    def paragraph_text(self, sec: int, # section index in `paper.sections`, or ABSTRACT (-1) for the abstract
+                       j: int, # paragraph index within that section (unused for ABSTRACT)
+                      ) -> str:
         "The exact QASPER string of a paragraph (the abstract for ABSTRACT)."
         return self.paper.abstract if sec == ABSTRACT else self.paper.sections[sec].paragraphs[j]
 
-    def evidence_strings(self, chunk_ids: Iterable[str]) -> list[str]:
+    def evidence_strings(self, chunk_ids: Iterable[str], # ids of this paper's chunks (e.g. the ones an answer cites)
+                        ) -> list[str]:
         "The exact QASPER evidence strings (paragraphs, `FLOAT SELECTED: ...`) that chunks cover, in paper order."
         out = []
         for cid in chunk_ids:
@@ -293,7 +296,9 @@ class EvidenceReport:
     partial_only: int = 0  # text evidence no single chunk holds fully
     exceptions: list[dict] = field(default_factory=list)  # headings and unmatched strings
 
-    def add(self, qid: str, loc: EvidenceLocation):
+    def add(self, qid: str, # the question's id (named in `exceptions`)
+            loc: EvidenceLocation, # where one of its gold evidence strings lies (`ChunkedPaper.locate`)
+           ):
         "Count one evidence location of question `qid`."
         if loc.is_float: self.float_evidence += 1; self.float_evidence_mapped += loc.mapped
         else:

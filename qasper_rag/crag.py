@@ -20,13 +20,17 @@ __all__ = ['RELEVANCE_SYSTEM', 'RELEVANCE_PROMPT', 'Label', 'RelevanceScorer', '
 class RelevanceScorer(Protocol):
     "Scores how relevant each passage is to a question."
     name: str
-    def score(self, question: str, passages: Sequence[str]) -> np.ndarray: ...
+    def score(self, question: str, # the question the passages should answer
+              passages: Sequence[str], # the passage texts, one score each
+             ) -> np.ndarray: ...
 
 class EmbeddingRelevance:
     "Cosine similarity of question and passage embeddings (any embedder with encode_query / encode_documents)."
     def __init__(self, embedder):
         self.embedder, self.name = embedder, f"cosine:{embedder.name}"
-    def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
+    def score(self, question: str, # the question the passages should answer
+              passages: Sequence[str], # the passage texts, one score each
+             ) -> np.ndarray:
         "Cosine similarity of each passage to the question."
         if not len(passages): return np.zeros(0, dtype=np.float32)
         return self.embedder.encode_documents(list(passages)) @ self.embedder.encode_query([question])[0]
@@ -39,7 +43,9 @@ class CrossEncoderRelevance:
         except OSError as e:
             raise RuntimeError(f"cannot load cross-encoder {model!r} ({e}); offline, use the embedding scorer") from None
         self.name = f"cross-encoder:{model}"
-    def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
+    def score(self, question: str, # the question the passages should answer
+              passages: Sequence[str], # the passage texts, one score each
+             ) -> np.ndarray:
         "Sigmoid of the cross-encoder logit for each (question, passage) pair."
         if not len(passages): return np.zeros(0, dtype=np.float32)
         logits = np.asarray(self.model.predict([(question, p) for p in passages], show_progress_bar=False), dtype=np.float32)
@@ -58,15 +64,21 @@ class LLMRelevance:
         from qasper_rag.generate import ProbabilityCache
         self.gen, self.name, self.cache, self.calls = generator, f"llm:{generator.name}", ProbabilityCache(cache), 0
 
-    def messages(self, question: str, passage: str) -> list[dict]:
+    def messages(self, question: str, # the question the passage should answer
+                 passage: str, # one passage text
+                ) -> list[dict]:
         return [{"role": "system", "content": RELEVANCE_SYSTEM},
                 {"role": "user", "content": RELEVANCE_PROMPT.format(question=question, passage=passage)}]
 
-    def key(self, question: str, passage: str) -> str:
+    def key(self, question: str, # the question the passage should answer
+            passage: str, # one passage text
+           ) -> str:
         "Cache key: the model and the exact prompt."
         return hashlib.sha256(json.dumps([self.gen.name, self.messages(question, passage)], ensure_ascii=False).encode()).hexdigest()
 
-    def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
+    def score(self, question: str, # the question the passages should answer
+              passages: Sequence[str], # the passage texts, one score each
+             ) -> np.ndarray:
         "P(Yes) for each passage."
         out = []
         for text in passages:

@@ -36,7 +36,10 @@ class Answer:
     worker_id: str = ""
 
     @classmethod
-    def from_raw(cls, a: dict, annotation_id: str = "", worker_id: str = "") -> Answer:
+    def from_raw(cls, a: dict, # the `answer` dict of one annotation (original or HF format)
+                 annotation_id: str = "", # the annotation's id ("": none given)
+                 worker_id: str = "", # the annotator's id ("": none given)
+                ) -> Answer:
         "Build from the `answer` dict of either format."
         spans = tuple(a.get("extractive_spans") or ())
         free, yn = a.get("free_form_answer") or "", a.get("yes_no")
@@ -83,7 +86,9 @@ class Float:
     body_source: str | None = field(default=None, compare=False)
 
     @classmethod
-    def from_raw(cls, caption: str, file: str = "") -> Float:
+    def from_raw(cls, caption: str, # the caption, e.g. "Table 1: ..." (kind and number read from it when the file name gives none)
+                 file: str = "", # the image file name, e.g. "3-Table1-1.png" ("": unknown)
+                ) -> Float:
         "Infer kind and number from the file name, else from the caption."
         m = _FLOAT_FILE.search(file or "") or _FLOAT_CAP.search(caption or "")
         kind = "table" if m and m.group(1).lower().startswith("tab") else "figure"
@@ -126,7 +131,8 @@ class Paper:
     @property
     def tables(self) -> list[Float]: return [f for f in self.floats if f.kind == "table"]
 
-    def with_floats(self, floats: Iterable[Float]) -> Paper:
+    def with_floats(self, floats: Iterable[Float], # the floats that replace the paper's (e.g. with table bodies attached)
+                   ) -> Paper:
         "A copy with other floats (used to attach table bodies)."
         return replace(self, floats=tuple(floats))
 
@@ -250,24 +256,28 @@ class QasperCorpus:
     def __contains__(self, pid: str) -> bool: return pid in self.papers
     def __repr__(self) -> str: return f"QasperCorpus({len(self)} papers, {len(self.questions())} questions from {self.source or '?'})"
 
-    def paper(self, pid: str) -> Paper:
+    def paper(self, pid: str, # the paper's id (its arXiv id, e.g. "1909.00694")
+             ) -> Paper:
         "The paper with id `pid`; an unknown id raises with the closest known ids."
         if pid in self.papers: return self.papers[pid]
         close = difflib.get_close_matches(pid, list(self.papers), n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise QasperDataError(f"unknown paper id {pid!r} in {self.source or 'the loaded data'} ({len(self)} papers).{hint}")
 
-    def questions(self, split: str | None = None) -> list[Question]:
+    def questions(self, split: str | None = None, # keep this split's questions: train, dev or test, as stored (None: all)
+                 ) -> list[Question]:
         "All questions, in paper order."
         return [q for p in self if split is None or p.split == split for q in p.questions]
 
-    def question(self, qid: str) -> Question:
+    def question(self, qid: str, # the question's QASPER id
+                ) -> Question:
         "The question with id `qid`."
         for q in self.questions():
             if q.id == qid: return q
         raise QasperDataError(f"unknown question id {qid!r} in {self.source or 'the loaded data'}")
 
-    def split(self, split: str) -> QasperCorpus:
+    def split(self, split: str, # train, dev (or validation) or test
+             ) -> QasperCorpus:
         "Only the papers of one split."
         s = normalize_split(split)
         return QasperCorpus((p for p in self if p.split == s), f"{self.source} [{s}]")

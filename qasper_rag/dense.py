@@ -63,7 +63,8 @@ class Embedder:
         out[order] = out.copy()  # back to the order given
         return l2_normalize(out)
 
-    def encode_query(self, texts: list[str]) -> np.ndarray:
+    def encode_query(self, texts: list[str], # the queries (questions), one vector each
+                    ) -> np.ndarray:
         "Unit vectors of queries (cut at the model's limit)."
         return self._batched(list(texts), True, False)
 

@@ -55,13 +55,18 @@ class EvalLine:
     judge_error: str | None = None  # the judge raised: its verdicts are missing, the answer is kept
 
     @classmethod
-    def failed(cls, paper_id: str, question_id: str, question: str, error: str) -> EvalLine:
+    def failed(cls, paper_id: str, # the id of the question's paper
+               question_id: str, # the question's id
+               question: str, # the question's text
+               error: str, # what was raised, e.g. "ValueError: ..." (kept in the record's `problems`)
+              ) -> EvalLine:
         "A question whose answering raised: recorded, counted as unanswered."
         return cls(question_id, paper_id, question, AnswerRecord(question, paper_id, "", [], "", [], [], [], question_id=question_id,
                                                                   problems=[f"error: {error}"], failed=True))
 
     @classmethod
-    def of(cls, d: EvalLine | Mapping) -> EvalLine:
+    def of(cls, d: EvalLine | Mapping, # a line of records.jsonl as read (a dict), or an `EvalLine`
+          ) -> EvalLine:
         "A line as read from records.jsonl (a dict, also one written before a field existed), or an `EvalLine` as it is."
         if isinstance(d, EvalLine): return d
         known = {f.name for f in dataclasses.fields(AnswerRecord)}
@@ -93,7 +98,9 @@ class RunDir:
     def settings(self) -> dict | None:
         return json.loads(self.settings_path.read_text()) if self.settings_path.exists() else None
 
-    def start(self, settings: dict, restart: bool = False) -> dict:
+    def start(self, settings: dict, # this run's settings as run.json records them (the questions' fingerprint and limit too)
+              restart: bool = False, # start over: an existing run's files are renamed aside with a timestamp, not deleted
+             ) -> dict:
         "Record `settings`, or check them against the folder's run (only `INFO_KEYS` may change); returns the run's settings."
         self.path.mkdir(parents=True, exist_ok=True)
         old = self.settings()
@@ -133,7 +140,8 @@ class RunDir:
         "`records`, typed."
         return [EvalLine.of(d) for d in self.records()]
 
-    def append(self, record: EvalLine | dict):
+    def append(self, record: EvalLine | dict, # one question's line: an `EvalLine` or its `to_dict()`
+              ):
         "Append one record and push it to disk before the next question starts."
         d = record.to_dict() if isinstance(record, EvalLine) else record
         with open(self.records_path, "a", encoding="utf-8") as f:

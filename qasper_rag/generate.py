@@ -72,13 +72,18 @@ class Generator:
         "One chat completion."
         raise NotImplementedError
 
-    def generate_many(self, many: Sequence[Messages], max_tokens: int, temperature: float = 0.0,
-                      stop: list[str] | None = None, progress: bool = False) -> list[Generation]:
+    def generate_many(self, many: Sequence[Messages], # the chats; the model writes each one's next assistant turn
+                      max_tokens: int, # most tokens to generate per chat
+                      temperature: float = 0.0, # 0 is greedy (deterministic)
+                      stop: list[str] | None = None, # strings that end an answer (not included)
+                      progress: bool = False, # show a progress bar
+                     ) -> list[Generation]:
         "Completions of many chats, in the order given."
         from tqdm.auto import tqdm
         return [self.generate(m, max_tokens, temperature, stop) for m in tqdm(list(many), desc=self.name, disable=not progress)]
 
-    def yes_probability(self, prompt_messages: Messages) -> float:
+    def yes_probability(self, prompt_messages: Messages, # a chat asking a Yes/No question; the first token of the reply is scored
+                       ) -> float:
         "P(the first answer token is Yes | it is Yes or No)."
         raise NotImplementedError(f"{type(self).__name__} cannot score Yes/No")
 
@@ -121,8 +126,11 @@ class ProbabilityCache:
                 except (ValueError, KeyError, TypeError): continue
     def __len__(self) -> int: return len(self._p)
     def __contains__(self, key: str) -> bool: return key in self._p
-    def get(self, key: str) -> float | None: return self._p.get(key)
-    def put(self, key: str, p: float) -> float:
+    def get(self, key: str, # the key it was `put` under (e.g. a hash of the model and its prompt)
+           ) -> float | None: return self._p.get(key)
+    def put(self, key: str, # the entry's key (e.g. a hash of the model and its prompt)
+            p: float, # the probability to remember
+           ) -> float:
         "Remember `p` under `key` (and append it to the file)."
         with self._lock:
             self._p[key] = p = float(p)
@@ -183,19 +191,23 @@ class GGUFTokenizer:
 
     def __repr__(self) -> str: return f"GGUFTokenizer({self.name!r})"
 
-    def ids(self, text: str) -> list[int]:
+    def ids(self, text: str, # the text to tokenize
+           ) -> list[int]:
         "Token ids of `text`, without special tokens."
         return self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False) if text else []
 
-    def count(self, text: str) -> int:
+    def count(self, text: str, # the text to tokenize
+             ) -> int:
         "Number of tokens in `text`, without special tokens."
         return len(self.ids(text))
 
-    def counts(self, texts: list[str]) -> list[int]:
+    def counts(self, texts: list[str], # the texts to count, one count each
+              ) -> list[int]:
         "Token counts of many texts."
         return [self.count(t) for t in texts]
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
+    def offsets(self, text: str, # the text to tokenize
+               ) -> list[tuple[int, int]]:
         "Character span of every token of `text` (a token holding part of a character spans all of it)."
         pieces = [self.llm.detokenize([i]) for i in self.ids(text)]
         raw = text.encode("utf-8")
@@ -257,7 +269,8 @@ class LlamaCppGenerator(Generator):
         ids = [self.llm.tokenize(f.encode(), add_bos=False, special=False) for f in sorted(forms)]
         return sorted({t[0] for t in ids if len(t) == 1})
 
-    def prompt_ids(self, messages: Messages) -> list[int]:
+    def prompt_ids(self, messages: Messages, # the chat to render, as `generate` would send it
+                  ) -> list[int]:
         "Token ids of `messages` rendered with the chat template, ready for the assistant's turn."
         if self._formatter is None: raise NotImplementedError(f"{self.model_path.name} has no chat template in its metadata")
         f = self._formatter(messages=list(messages))
@@ -486,19 +499,22 @@ class ServerTokenizer:
             else: raise GeneratorError(f"{_server_root(self.gen.base_url)} has no tokenize endpoint (tried /tokenize and /extras/tokenize)")
         return self._route
 
-    def count(self, text: str) -> int:
+    def count(self, text: str, # the text to tokenize
+             ) -> int:
         "Number of tokens in `text`, without the special tokens the server adds."
         if not text: return 0
         return len(self._call(self._find(), text).json()["tokens"]) - self._added
 
-    def counts(self, texts: list[str]) -> list[int]:
+    def counts(self, texts: list[str], # the texts to count, one count each
+              ) -> list[int]:
         "Token counts of many texts (`max_concurrency` requests at a time)."
         texts = list(texts)
         if not texts: return []
         self._find()
         with ThreadPoolExecutor(min(self.gen.max_concurrency, len(texts))) as ex: return list(ex.map(self.count, texts))
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
+    def offsets(self, text: str, # the text to tokenize
+               ) -> list[tuple[int, int]]:
         raise NotImplementedError("a server tokenizer gives counts only; for offsets use GGUFTokenizer(<file.gguf>) or a tokenizer.json")
 
 @patch

@@ -64,11 +64,15 @@ class TrueJudge:
         return ids[-1]
 
     @staticmethod
-    def format_input(premise: str, hypothesis: str) -> str:
+    def format_input(premise: str, # the cited passage(s)
+                     hypothesis: str, # the claim
+                    ) -> str:
         "TRUE's input text."
         return f"premise: {premise} hypothesis: {hypothesis}"
 
-    def encode(self, premise: str, hypothesis: str) -> list[int]:
+    def encode(self, premise: str, # the cited passage(s)
+               hypothesis: str, # the claim
+              ) -> list[int]:
         "Input ids, never truncated."
         ids = self.tok(self.format_input(premise, hypothesis), truncation=False).input_ids
         if self.max_input_tokens and len(ids) > self.max_input_tokens:
@@ -81,12 +85,16 @@ class TrueJudge:
         start = torch.tensor([[self.model.config.decoder_start_token_id]], device=self.device)
         with torch.no_grad(): return self.model(input_ids=ids, decoder_input_ids=start).logits[0, -1].float()
 
-    def probability(self, premise: str, hypothesis: str) -> float:
+    def probability(self, premise: str, # the cited passage(s)
+                    hypothesis: str, # the claim
+                   ) -> float:
         "P(`1`) / (P(`1`) + P(`0`)) at the first output step."
         lg = self._first_logits(premise, hypothesis)
         return float(1 / (1 + math.exp(float(lg[self._zero] - lg[self._one]))))
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
+    def entails(self, premise: str, # the cited passage(s)
+                hypothesis: str, # the claim
+               ) -> bool:
         "Entailed iff the greedy first token is `1`."
         return int(self._first_logits(premise, hypothesis).argmax()) == self._one
 
@@ -142,21 +150,27 @@ class LLMJudge:
         "Model calls made from this thread (cached verdicts cost none)."
         return getattr(self._count, "n", 0)
 
-    def messages(self, premise: str, hypothesis: str) -> list[dict]:
+    def messages(self, premise: str, # the cited passage(s)
+                 hypothesis: str, # the claim
+                ) -> list[dict]:
         return [{"role": "system", "content": self.system},
                 {"role": "user", "content": self.template.format(premise=premise.strip(), hypothesis=hypothesis.strip())}]
 
     def _key(self, premise: str, hypothesis: str) -> str:
         return hashlib.sha256(json.dumps([self.gen.name, self.system, self.template, premise, hypothesis]).encode()).hexdigest()
 
-    def probability(self, premise: str, hypothesis: str) -> float:
+    def probability(self, premise: str, # the cited passage(s)
+                    hypothesis: str, # the claim
+                   ) -> float:
         "P(Yes | Yes or No) that `premise` supports `hypothesis`."
         k = self._key(premise, hypothesis)
         if (p := self.cache.get(k)) is None:
             p = self.cache.put(k, self.gen.yes_probability(self.messages(premise, hypothesis))); self._count.n = self.calls + 1
         return p
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
+    def entails(self, premise: str, # the cited passage(s)
+                hypothesis: str, # the claim
+               ) -> bool:
         return self.probability(premise, hypothesis) >= self.threshold
 
 # %% ../nbs/16_judges.ipynb #7561a0b3
@@ -308,11 +322,16 @@ class GroundedJudge:
     @property
     def calls(self) -> int: return sum(r.calls for r in self.readers)
 
-    def probability(self, premise: str, hypothesis: str) -> float:
+    def probability(self, premise: str, # the cited passage(s) (`verdict` passes the best window in `reads='window'` mode)
+                    hypothesis: str, # the claim
+                   ) -> float:
         "The model's P(Yes) that `premise` supports `hypothesis`, averaged over the prompts."
         return sum(r.probability(premise, hypothesis) for r in self.readers) / len(self.readers)
 
-    def verdict(self, premise: str, hypothesis: str, question: str | None = None) -> Verdict:
+    def verdict(self, premise: str, # the cited passage(s)
+                hypothesis: str, # the claim
+                question: str | None = None, # the question: words a claim only repeats from it need not be in the passage
+               ) -> Verdict:
         "Grounding first (free); the model only for a claim that passes it."
         g = grounding(premise, hypothesis, self.window, question)
         if self.numbers and g.numbers_missing: return Verdict(False, None, g, f"number(s) not in the passage: {', '.join(g.numbers_missing)}")
@@ -321,7 +340,10 @@ class GroundedJudge:
         p = self.probability(g.span if self.reads == "window" else premise, hypothesis)
         return Verdict(p >= self.threshold, round(p, 4), g, "supported" if p >= self.threshold else f"the model doubts it (P(Yes)={p:.2f})")
 
-    def entails(self, premise: str, hypothesis: str, question: str | None = None) -> bool:
+    def entails(self, premise: str, # the cited passage(s)
+                hypothesis: str, # the claim
+                question: str | None = None, # the question: words a claim only repeats from it need not be in the passage
+               ) -> bool:
         return self.verdict(premise, hypothesis, question).supported
 
 # %% ../nbs/16_judges.ipynb #9c559444
@@ -367,7 +389,8 @@ class JudgedSentence:
     gold_scores: tuple[int, ...]  # per kept citation
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "JudgedSentence":
+    def from_dict(cls, d: Mapping, # one entry of a records.jsonl line's `judged` (as `asdict` wrote it: lists for tuples)
+                 ) -> "JudgedSentence":
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
 def agreement(items: Sequence[JudgedSentence], # judged sentences (`judge_answer`)

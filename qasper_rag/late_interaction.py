@@ -90,7 +90,8 @@ class LateInteractionScorer:
         self.encoded = 0  # passages encoded so far (cache misses)
 
     def __repr__(self) -> str: return f"{type(self).__name__}({self.name!r})"
-    def encode_query(self, query: str) -> np.ndarray: raise NotImplementedError
+    def encode_query(self, query: str, # the query text (a question)
+                    ) -> np.ndarray: raise NotImplementedError
     def _encode_batch(self, texts: list[str]) -> list[np.ndarray]: raise NotImplementedError
     def clear_cache(self): self._cache.clear()
 

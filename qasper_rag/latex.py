@@ -60,7 +60,9 @@ class ArxivSource:
         self.session = requests.Session()
         self.session.headers['User-Agent'] = 'qasper_rag (QASPER table bodies; 1 request per 3 s)'
 
-    def path(self, arxiv_id:str, kind:str='src') -> Path:
+    def path(self, arxiv_id:str, # The arXiv id, e.g. 1909.00694 (a '/' of an old-style id becomes '_')
+             kind:str='src', # 'src': the e-print; 'none': the marker of an id with no source
+            ) -> Path:
         "Cache file of `arxiv_id`: `kind` is 'src' (e-print) or 'none' (known to have no source)."
         return self.cache_dir/f"{arxiv_id.replace('/', '_')}.{kind}"
 

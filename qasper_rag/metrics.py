@@ -183,7 +183,9 @@ def write_predictions(path: str | Path, # the JSONL file to write (its folder is
 @runtime_checkable
 class Judge(Protocol):
     "Decides whether `premise` (passages) entails `hypothesis` (a claim)."
-    def entails(self, premise: str, hypothesis: str) -> bool: ...
+    def entails(self, premise: str, # the cited passage(s)
+                hypothesis: str, # the claim
+               ) -> bool: ...
 
 def judge_entails(judge: Judge, # anything with `entails(premise, hypothesis)`
                   premise: str, # the cited passage(s)
@@ -208,7 +210,9 @@ class LexicalJudge:
     "Offline lexical stand-in for an NLI judge: entailed iff enough of the hypothesis's content tokens are in the premise."
     threshold: float = 0.8
 
-    def entails(self, premise: str, hypothesis: str) -> bool:
+    def entails(self, premise: str, # the cited passage(s)
+                hypothesis: str, # the claim
+               ) -> bool:
         "True iff the share of `hypothesis`'s distinct content tokens found in `premise` is >= threshold (False if it has none)."
         hyp = set(content_tokens(hypothesis))
         return bool(hyp) and len(hyp & set(content_tokens(premise))) / len(hyp) >= self.threshold
@@ -308,7 +312,8 @@ class CitationReport:
     @property
     def citation_labels(self) -> list[int]: return [x for a in self.answers if a for s in a.sentences for x in s.scores]
 
-    def summary(self, ci: bool = False) -> dict[str, str]:
+    def summary(self, ci: bool = False, # append the bootstrap 95% interval to each value
+               ) -> dict[str, str]:
         "Recall and precision as `value (n=answered/total)`."
         return {"citation_recall": fmt_mean(self.recalls, ci=ci), "citation_precision": fmt_mean(self.precisions, ci=ci)}
 

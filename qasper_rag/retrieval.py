@@ -53,7 +53,8 @@ class RetrievalConfig:
     def to_dict(self) -> dict: return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> RetrievalConfig:
+    def from_dict(cls, d: dict, # settings as `to_dict` gives them (chunker and crag as dicts or configs)
+                 ) -> RetrievalConfig:
         "Inverse of `to_dict`; unknown keys are an error."
         d = dict(d)
         known = {f.name for f in dataclasses.fields(cls)}
@@ -114,7 +115,9 @@ class Ranking(Sequence):
         if len(self.ids) != len(self.scores): raise ValueError(f"a ranking needs one score per id: {len(self.ids)} ids, {len(self.scores)} scores")
 
     @classmethod
-    def by_score(cls, ids: Sequence[str], scores) -> Ranking:
+    def by_score(cls, ids: Sequence[str], # the chunk ids
+                 scores, # one score per id, higher is better
+                ) -> Ranking:
         "`ids` by descending score, ties in their given order."
         s = np.asarray(scores, dtype=np.float64)
         if len(s) != len(ids): raise ValueError(f"a ranking needs one score per id: {len(ids)} ids, {len(s)} scores")
@@ -122,7 +125,8 @@ class Ranking(Sequence):
         return cls(tuple(ids[j] for j in k), tuple(float(s[j]) for j in k))
 
     @classmethod
-    def from_pairs(cls, pairs: Iterable[tuple[str, float]]) -> Ranking:
+    def from_pairs(cls, pairs: Iterable[tuple[str, float]], # (chunk id, score) pairs, best first
+                  ) -> Ranking:
         "From (id, score) pairs already best first, as `rrf` returns them."
         pairs = list(pairs)
         return cls(tuple(i for i, _ in pairs), tuple(float(s) for _, s in pairs))
@@ -132,7 +136,8 @@ class Ranking(Sequence):
     def __getitem__(self, k):
         return Ranking(self.ids[k], self.scores[k]) if isinstance(k, slice) else self.ids[k]
     def __add__(self, other: Ranking) -> Ranking: return Ranking(self.ids + other.ids, self.scores + other.scores)
-    def score(self, cid: str) -> float:
+    def score(self, cid: str, # a chunk id of this ranking
+             ) -> float:
         "The score `cid` got here (ValueError if it is not ranked)."
         return self.scores[self.ids.index(cid)]
 

@@ -67,7 +67,8 @@ class AnswerSettings:
         return get_config(self.retrieval)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> AnswerSettings:
+    def from_dict(cls, d: Mapping[str, Any], # answer settings by field name (e.g. run.json's `answer`); unknown keys are an error
+                 ) -> AnswerSettings:
         _strict(cls, d, "answer"); return cls(**d)
 
 @dataclass(frozen=True)
@@ -99,7 +100,8 @@ class RunSettings:
     def to_dict(self) -> dict: return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RunSettings:
+    def from_dict(cls, d: Mapping[str, Any], # run settings by field name, `answer` as a dict (a run.json); unknown keys are an error
+                 ) -> RunSettings:
         "Strict loading: an unknown key (at either level) is an error."
         _strict(cls, d, "run")
         return cls(**{**d, **({"answer": AnswerSettings.from_dict(d["answer"])} if "answer" in d else {})})

@@ -21,15 +21,18 @@ class Tokenizer:
 
     def __repr__(self) -> str: return f"Tokenizer({self.name!r})"
 
-    def offsets(self, text: str) -> list[tuple[int, int]]:
+    def offsets(self, text: str, # the text to tokenize
+               ) -> list[tuple[int, int]]:
         "Character span of every token of `text`, without special tokens."
         return [tuple(o) for o in self.tok.encode(text, add_special_tokens=False).offsets]
 
-    def count(self, text: str) -> int:
+    def count(self, text: str, # the text to tokenize
+             ) -> int:
         "Number of tokens in `text`, without special tokens."
         return len(self.tok.encode(text, add_special_tokens=False).ids)
 
-    def counts(self, texts: list[str]) -> list[int]:
+    def counts(self, texts: list[str], # the texts to count, one count each
+              ) -> list[int]:
         "Token counts of many texts (batched)."
         return [len(e.ids) for e in self.tok.encode_batch(list(texts), add_special_tokens=False)]
 
