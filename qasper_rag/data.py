@@ -264,10 +264,11 @@ class QasperCorpus:
         hint = f" Did you mean {', '.join(close)}?" if close else ""
         raise QasperDataError(f"unknown paper id {pid!r} in {self.source or 'the loaded data'} ({len(self)} papers).{hint}")
 
-    def questions(self, split: str | None = None, # keep this split's questions: train, dev or test, as stored (None: all)
+    def questions(self, split: str | None = None, # keep this split's questions: train, dev (or validation) or test (None: all)
                  ) -> list[Question]:
-        "All questions, in paper order."
-        return [q for p in self if split is None or p.split == split for q in p.questions]
+        "All questions (or one split's), in paper order."
+        s = normalize_split(split)
+        return [q for p in self if s is None or p.split == s for q in p.questions]
 
     def question(self, qid: str, # the question's QASPER id
                 ) -> Question:
