@@ -55,6 +55,14 @@ if bench.is_file():
         rt = S['retrieval']
         parts.append(f"retrieval {ms(rt['warm']['p50'])} ms per question warm (p95 {ms(rt['warm']['p95'])} ms, n={rt['warm']['n']}), "
                      f"{ms(rt['cold']['p50'])} ms for a paper's first question with nothing cached (n={rt['cold']['n']})")
+    if 'context' in S and 'generation' in S:
+        cx, ra = S['context'], S['generation']['answers']['rates']
+        secs = lambda t: (t + 330) / ra['prefill_tok_s'] + 67 / ra['decode_tok_s']
+        f2, f1 = cx['fixed'][str(cx['reference'])]['test'], cx['fixed']['1000']['test']
+        parts.append(f"on the test papers evidence recall is {f2['recall']:.3f} at {cx['reference']:,} context tokens and {f1['recall']:.3f} at 1,000 "
+                     f"(n={f2['n']}; predicted answers {secs(f2['median_tokens']):.1f} s and {secs(f1['median_tokens']):.1f} s), and "
+                     + ("no adaptive rule chosen on the train papers keeps their recall within 0.01 of the full budget with fewer tokens, so the "
+                        "20-s goal is not met at equal quality" if not cx['chosen'] else f"the adaptive rule chosen on train sends {cx['chosen']['test']['mean_tokens']:.0f} tokens"))
     if 'index' in S:
         ix = S['index']
         parts.append(f"the dense index of the {ix['chunks']} shared chunks builds at {ix['ratio']:.0%} of the encoder's raw throughput")
