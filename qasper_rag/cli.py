@@ -14,7 +14,7 @@ from .tables import TableReport, attach_bodies, read_table_dir
 from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
 
 # %% auto #0
-__all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'cmd_chunks',
+__all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'pdf_corpus', 'cmd_chunks',
            'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask', 'answer_settings', 'print_metrics',
            'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels',
            'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'build_parser', 'main']
@@ -122,13 +122,26 @@ def _chunker_args(p: argparse.ArgumentParser):
     p.add_argument("--overlap", type=float, default=d.overlap, help="overlap between consecutive chunks (share of the limit)")
     p.add_argument("--tokenizer", default=d.tokenizer, help="'minilm', a tokenizer.json path, or a HF model id")
 
+def _paper_args(p: argparse.ArgumentParser, required: bool = False):
+    "`--paper ID` (a QASPER paper) or `--pdf FILE` (a paper read from its PDF), one of them `required` or neither."
+    g = p.add_mutually_exclusive_group(required=required)
+    g.add_argument("--paper", help="QASPER paper id")
+    g.add_argument("--pdf", help="a paper's PDF instead of a QASPER paper (read by qasper_rag.pdf.load_pdf; --data and the table options are unused)")
+
+def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text layer)
+              ) -> QasperCorpus:
+    "A one-paper corpus read from a PDF (`qasper_rag.pdf.load_pdf`: the paper's id is the file name without `.pdf`)."
+    from qasper_rag.pdf import load_pdf
+    return QasperCorpus([load_pdf(path)], str(path))
+
 def cmd_chunks(a: argparse.Namespace) -> int:
-    "Print the chunks of one paper, or chunking statistics."
-    corpus, trep = load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
+    "Print the chunks of one paper (a QASPER paper or a PDF), or chunking statistics."
+    corpus, trep = (pdf_corpus(a.pdf), None) if a.pdf else load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
     chunker = QasperChunker(ChunkerConfig(a.max_tokens, a.overlap, a.tokenizer))
-    if a.paper:
-        chunks = chunker(corpus.paper(a.paper))
-        if a.json: print(json.dumps({"paper": a.paper, "chunks": [c.to_dict() for c in chunks]}, indent=1))
+    pid = next(iter(corpus)).id if a.pdf else a.paper
+    if pid:
+        chunks = chunker(corpus.paper(pid))
+        if a.json: print(json.dumps({"paper": pid, "chunks": [c.to_dict() for c in chunks]}, indent=1))
         else: print_chunks(chunks)
         return 0
     s = chunk_stats(corpus, chunker, trep)
@@ -220,9 +233,9 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
                     verifier=None if j is None else Verifier(j, gen))
 
 def cmd_ask(a: argparse.Namespace) -> int:
-    "Answer a question about one paper with cited passages."
-    corpus, _ = load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
-    paper = corpus.paper(a.paper)
+    "Answer a question about one paper (a QASPER paper or a PDF) with cited passages."
+    corpus = pdf_corpus(a.pdf) if a.pdf else load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)[0]
+    paper = next(iter(corpus)) if a.pdf else corpus.paper(a.paper)
     question = " ".join(a.question).strip()
     if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
     rec = make_answerer(answer_settings(a), corpus).ask(paper, question)
@@ -251,8 +264,7 @@ def answer_settings(a: argparse.Namespace, # the parsed options: config, generat
     return dataclasses.replace(base, **given, **({"install": True} if a.install else {})).resolved()
 
 def _ask_args(p: argparse.ArgumentParser):
-    _data_args(p); _model_args(p)
-    p.add_argument("--paper", required=True, help="QASPER paper id")
+    _data_args(p); _model_args(p); _paper_args(p, required=True)
     p.add_argument("question", nargs="+", help="the question")
 
 # %% ../nbs/90_cli.ipynb #cfb1e7db
@@ -487,8 +499,8 @@ def _bench_args(p: argparse.ArgumentParser):
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
 # %% ../nbs/90_cli.ipynb #2a2a31f8
-COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper, or chunking and evidence-mapping statistics",
-                       lambda p: (_data_args(p), _chunker_args(p), p.add_argument("--paper", help="QASPER paper id"))),
+COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper (or of a PDF), or chunking and evidence-mapping statistics",
+                       lambda p: (_data_args(p), _chunker_args(p), _paper_args(p))),
             "recall": (cmd_recall, "evidence recall of a retrieval configuration, with the recall-vs-budget curve", _recall_args),
             "ask": (cmd_ask, "answer a question about one paper, citing the passages it rests on", _ask_args),
             "eval": (cmd_eval, "answer, judge and score every question into a run folder (resumable)", _eval_args),

@@ -1,5 +1,6 @@
 """The `qasper-rag` command as a user runs it: the installed entry point in a subprocess."""
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -50,6 +51,48 @@ def test_malformed_file(tmp_path):
     (tmp_path / "q.json").write_text('{"x": ')
     r = run("chunks", "--data", str(tmp_path / "q.json"))
     assert r.returncode == 2 and "malformed JSON at line 1" in r.stderr
+
+
+def _my_paper_pdf(path):
+    "A two-column PDF of a small paper, typeset with reportlab (a dev dependency)."
+    from qasper_rag.data import Float, Paper, Section
+    from qasper_rag.typeset import typeset_pdf
+    body = ("Researchers keep their drafts as PDFs, and a reader of such a paper wants answers with the passages they "
+            "rest on. We read the columns, headings and captions of the paper back into sections. ") * 30  # two pages
+    paper = Paper("x", "Reading My Own Paper", "We ask questions about a paper that exists only as a PDF.",
+                  (Section("Introduction", (body, "The second paragraph of the introduction is short.")),
+                   Section("Method ::: Data", ("We use twelve papers of our group, as Table 1 shows.",))),
+                  (Float.from_raw("Table 1: The twelve papers of the group."),))
+    return typeset_pdf(paper, path, references=["Doe, J. 2020. Reading layouts. In Proceedings of ACL."])
+
+
+def test_chunks_of_a_pdf(tmp_path):
+    pdf = _my_paper_pdf(tmp_path / "mypaper.pdf")
+    r = run("chunks", "--pdf", str(pdf), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    chunks = {c["id"]: c for c in out["chunks"]}
+    assert out["paper"] == "mypaper"
+    ids = list(chunks)
+    assert ids[0] == "mypaper:abstract" and ids[-2:] == ["mypaper:s1c0", "mypaper:table1"] and len(ids) > 4
+    assert chunks["mypaper:abstract"]["text"].endswith("We ask questions about a paper that exists only as a PDF.")
+    assert chunks["mypaper:s0c0"]["text"].startswith("Title: Reading My Own Paper. Section: Introduction. Researchers keep")
+    assert chunks[ids[-3]]["text"].endswith("The second paragraph of the introduction is short.")
+    assert chunks["mypaper:s1c0"]["section"] == "Method ::: Data"
+    assert chunks["mypaper:table1"]["text"].endswith("Table 1: The twelve papers of the group.")
+    assert not any("Doe, J." in c["text"] for c in out["chunks"])  # the reference list is kept apart
+    texts = [c["text"][len("Title: Reading My Own Paper"):] for c in out["chunks"]]
+    assert not any("Reading My Own Paper" in t or re.search(r"\b2\b", t) for t in texts)  # no running header, no page number
+
+
+def test_pdf_that_cannot_be_read_says_what_to_do(tmp_path):
+    (tmp_path / "notes.pdf").write_text("my notes, not a PDF")
+    r = run("chunks", "--pdf", str(tmp_path / "notes.pdf"))
+    assert r.returncode == 2 and "not a PDF" in r.stderr and "Traceback" not in r.stderr
+    r = run("ask", "--pdf", str(tmp_path / "notes.pdf"), "What is it?")  # read before any model loads
+    assert r.returncode == 2 and "not a PDF" in r.stderr
+    r = run("ask", "--pdf", str(tmp_path / "notes.pdf"), "--paper", "1909.00694", "q?")
+    assert r.returncode == 2 and "not allowed with argument" in r.stderr
 
 
 def test_ask_json_contract(shared_dir):
