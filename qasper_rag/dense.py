@@ -83,7 +83,9 @@ def windows(self: Embedder, text: str) -> list[str]:
     return out
 
 @patch
-def encode_documents(self: Embedder, texts: list[str], progress: bool | None = None) -> np.ndarray:
+def encode_documents(self: Embedder, texts: list[str], # the documents (chunk texts)
+                     progress: bool | None = None, # a progress bar (None: for `progress_min` texts or more)
+                    ) -> np.ndarray:
     "Unit vectors of documents; in `mean` mode a long one is the mean of its windows."
     texts = list(texts)
     progress = len(texts) >= self.progress_min if progress is None else progress

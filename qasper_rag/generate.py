@@ -293,8 +293,12 @@ def grammar(self: LlamaCppGenerator, text: str):
     return cache[text]
 
 @patch
-def generate(self: LlamaCppGenerator, messages: Messages, max_tokens: int, temperature: float = 0.0,
-              stop: list[str] | None = None, grammar: str | None = None) -> Generation:
+def generate(self: LlamaCppGenerator, messages: Messages, # the chat so far; the model writes the next assistant turn
+              max_tokens: int, # most tokens to generate
+              temperature: float = 0.0, # 0 is greedy (deterministic)
+              stop: list[str] | None = None, # strings that end the answer (not included)
+              grammar: str | None = None, # a GBNF grammar the reply must follow (constrained decoding)
+             ) -> Generation:
     "One chat completion with the model's chat template (greedy when `temperature` is 0), optionally constrained by a GBNF grammar."
     with self._lock:  # no reset: llama.cpp reuses the KV cache of the longest prefix shared with the last call
         _llama_cpp().llama_perf_context_reset(self.llm.ctx)
@@ -316,7 +320,8 @@ def _shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     return n
 
 @patch
-def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages) -> float:
+def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages, # a chat asking a Yes/No question; the first token of the reply is scored
+                   ) -> float:
     "P(first answer token is Yes | Yes or No), from the full next-token distribution."
     llama_cpp, ids = _llama_cpp(), self.prompt_ids(prompt_messages)
     if len(ids) >= self.n_ctx: raise GeneratorError(f"{self.name}: the prompt has {len(ids)} tokens, the context {self.n_ctx}")
@@ -440,8 +445,12 @@ def _chat(self: OpenAIGenerator, messages: Messages, **fields) -> tuple[dict, fl
 
 # %% ../nbs/12_generate.ipynb #8170bc11
 @patch
-def generate(self: OpenAIGenerator, messages: Messages, max_tokens: int, temperature: float = 0.0,
-                   stop: list[str] | None = None, grammar: str | None = None) -> Generation:
+def generate(self: OpenAIGenerator, messages: Messages, # the chat so far; the model writes the next assistant turn
+              max_tokens: int, # most tokens to generate
+              temperature: float = 0.0, # 0 is greedy (deterministic)
+              stop: list[str] | None = None, # strings that end the answer (not included)
+              grammar: str | None = None, # a GBNF grammar the reply must follow (constrained decoding)
+             ) -> Generation:
     "One chat completion from the server (a grammar goes in the `grammar_field` request field)."
     if grammar and not self.grammar_field: raise GeneratorError(f"{self.base_url}: no grammar_field set, so constrained decoding is not available")
     r, dt = self._chat(messages, max_tokens=max_tokens, temperature=temperature, **({"stop": list(stop)} if stop else {}),
@@ -453,8 +462,12 @@ def generate(self: OpenAIGenerator, messages: Messages, max_tokens: int, tempera
                       int(u.get("completion_tokens") or 0), dt, r.get("model") or self.model, ch.get("finish_reason") or "stop")
 
 @patch
-def generate_many(self: OpenAIGenerator, many: Sequence[Messages], max_tokens: int, temperature: float = 0.0,
-                        stop: list[str] | None = None, progress: bool = False) -> list[Generation]:
+def generate_many(self: OpenAIGenerator, many: Sequence[Messages], # the chats; the model writes each one's next assistant turn
+                  max_tokens: int, # most tokens to generate per chat
+                  temperature: float = 0.0, # 0 is greedy (deterministic)
+                  stop: list[str] | None = None, # strings that end an answer (not included)
+                  progress: bool = False, # show a progress bar
+                 ) -> list[Generation]:
     "Completions of many chats, `max_concurrency` requests at a time, in the order given."
     from tqdm.auto import tqdm
     many = list(many)
@@ -465,7 +478,8 @@ def generate_many(self: OpenAIGenerator, many: Sequence[Messages], max_tokens: i
         return list(tqdm(it, total=len(many), desc=self.name, disable=not progress))
 
 @patch
-def yes_probability(self: OpenAIGenerator, prompt_messages: Messages) -> float:
+def yes_probability(self: OpenAIGenerator, prompt_messages: Messages, # a chat asking a Yes/No question; the first token of the reply is scored
+                   ) -> float:
     "P(first answer token is Yes | Yes or No), from the server's top log-probabilities."
     r, _ = self._chat(prompt_messages, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
     content = (((r.get("choices") or [{}])[0].get("logprobs")) or {}).get("content")

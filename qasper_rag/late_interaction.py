@@ -116,7 +116,9 @@ def encode_passages(self: LateInteractionScorer, passages: Sequence[str]) -> lis
     return [got[k] for k in keys]
 
 @patch
-def score(self: LateInteractionScorer, query: str, passages: Sequence[str]) -> np.ndarray:
+def score(self: LateInteractionScorer, query: str, # the query text (a question)
+          passages: Sequence[str], # the passages to score
+         ) -> np.ndarray:
     "MaxSim score of every passage for `query`."
     return maxsim_batch(self.encode_query(query), self.encode_passages(passages))
 
@@ -227,7 +229,8 @@ def vectors(self: ColBERTScorer, ids: Any, att: Any) -> Any:
         return torch.nn.functional.normalize(self.linear(h), p=2, dim=-1).float().cpu()
 
 @patch
-def encode_query(self: ColBERTScorer, query: str) -> np.ndarray:
+def encode_query(self: ColBERTScorer, query: str, # the query text (a question)
+                ) -> np.ndarray:
     "The `query_maxlen` token vectors of a query, [MASK] slots included."
     return self.vectors(*self.query_ids([query]))[0].numpy()
 
@@ -281,7 +284,8 @@ def forward(self: TokenMaxSimScorer, seqs: list[list[int]]) -> list[np.ndarray]:
 
 # %% ../nbs/07_late_interaction.ipynb #7ba750e3
 @patch
-def encode_query(self: TokenMaxSimScorer, query: str) -> np.ndarray:
+def encode_query(self: TokenMaxSimScorer, query: str, # the query text (a question)
+                ) -> np.ndarray:
     "Token vectors of the query (its first window)."
     return self.forward(self.windows(query)[:1])[0]
 
