@@ -14,10 +14,10 @@ from .tables import TableReport, attach_bodies, read_table_dir
 from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
 
 # %% auto #0
-__all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'pdf_corpus', 'cmd_chunks',
-           'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask', 'answer_settings', 'print_metrics',
-           'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels',
-           'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'build_parser', 'main']
+__all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'pdf_corpus', 'tex_corpus',
+           'own_corpus', 'cmd_chunks', 'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask',
+           'answer_settings', 'print_metrics', 'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check',
+           'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -123,10 +123,12 @@ def _chunker_args(p: argparse.ArgumentParser):
     p.add_argument("--tokenizer", default=d.tokenizer, help="'minilm', a tokenizer.json path, or a HF model id")
 
 def _paper_args(p: argparse.ArgumentParser, required: bool = False):
-    "`--paper ID` (a QASPER paper) or `--pdf FILE` (a paper read from its PDF), one of them `required` or neither."
+    "`--paper ID` (a QASPER paper), `--pdf FILE` (a paper read from its PDF) or `--tex PATH` (from its LaTeX source), one of them `required` or neither."
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--paper", help="QASPER paper id")
     g.add_argument("--pdf", help="a paper's PDF instead of a QASPER paper (read by qasper_rag.pdf.load_pdf; --data and the table options are unused)")
+    g.add_argument("--tex", help="a paper's LaTeX source instead of a QASPER paper: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file "
+                   "(read by qasper_rag.tex.load_tex; --data and the table options are unused)")
 
 def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text layer)
               ) -> QasperCorpus:
@@ -134,11 +136,22 @@ def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text laye
     from qasper_rag.pdf import load_pdf
     return QasperCorpus([load_pdf(path)], str(path))
 
+def tex_corpus(path: str | Path, # a paper's LaTeX source: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file
+              ) -> QasperCorpus:
+    "A one-paper corpus read from a LaTeX source (`qasper_rag.tex.load_tex`: the paper's id is the file or folder name without extensions)."
+    from qasper_rag.tex import load_tex
+    return QasperCorpus([load_tex(path)], str(path))
+
+def own_corpus(a: argparse.Namespace) -> QasperCorpus | None:
+    "The one-paper corpus of `--pdf` or `--tex`, or None when neither is given (a QASPER paper)."
+    return pdf_corpus(a.pdf) if a.pdf else tex_corpus(a.tex) if a.tex else None
+
 def cmd_chunks(a: argparse.Namespace) -> int:
-    "Print the chunks of one paper (a QASPER paper or a PDF), or chunking statistics."
-    corpus, trep = (pdf_corpus(a.pdf), None) if a.pdf else load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
+    "Print the chunks of one paper (a QASPER paper, a PDF or a LaTeX source), or chunking statistics."
+    own = own_corpus(a)
+    corpus, trep = (own, None) if own else load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
     chunker = QasperChunker(ChunkerConfig(a.max_tokens, a.overlap, a.tokenizer))
-    pid = next(iter(corpus)).id if a.pdf else a.paper
+    pid = next(iter(corpus)).id if own else a.paper
     if pid:
         chunks = chunker(corpus.paper(pid))
         if a.json: print(json.dumps({"paper": pid, "chunks": [c.to_dict() for c in chunks]}, indent=1))
@@ -233,9 +246,10 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
                     verifier=None if j is None else Verifier(j, gen))
 
 def cmd_ask(a: argparse.Namespace) -> int:
-    "Answer a question about one paper (a QASPER paper or a PDF) with cited passages."
-    corpus = pdf_corpus(a.pdf) if a.pdf else load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)[0]
-    paper = next(iter(corpus)) if a.pdf else corpus.paper(a.paper)
+    "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source) with cited passages."
+    own = own_corpus(a)
+    corpus = own or load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)[0]
+    paper = next(iter(corpus)) if own else corpus.paper(a.paper)
     question = " ".join(a.question).strip()
     if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
     rec = make_answerer(answer_settings(a), corpus).ask(paper, question)

@@ -95,6 +95,44 @@ def test_pdf_that_cannot_be_read_says_what_to_do(tmp_path):
     assert r.returncode == 2 and "not allowed with argument" in r.stderr
 
 
+
+def _my_paper_tex(root):
+    "A two-file LaTeX source of a small paper, packed as an arXiv e-print (.tar.gz)."
+    import tarfile
+    src = root / "src"
+    (src / "sections").mkdir(parents=True)
+    (src / "main.tex").write_text(
+        "\\documentclass{article}\n\\title{Reading My Own Source}\n\\begin{document}\n\\maketitle\n"
+        "\\begin{abstract}We ask questions about a paper given as LaTeX.\\end{abstract}\n\\input{sections/method}\n"
+        "\\begin{table}\\centering\\begin{tabular}{lr}Group & Papers \\\\ \\hline ours & 12 \\\\ \\end{tabular}"
+        "\\caption{The papers of the group.}\\end{table}\n"
+        "\\begin{thebibliography}{1}\\bibitem{doe} Doe, J. 2020. Reading layouts.\\end{thebibliography}\n\\end{document}\n")
+    (src / "sections" / "method.tex").write_text(
+        "\\section{Introduction}\nResearchers keep their drafts as LaTeX~\\cite{doe}.\n% TODO hidden remark\n\n"
+        "A second paragraph.\n\\section{Method}\n\\subsection{Data}\nWe use twelve papers (Table~\\ref{t}).\n")
+    with tarfile.open(root / "2101.00001v2.tar.gz", "w:gz") as tf:
+        for p in sorted(src.rglob("*")): tf.add(p, arcname=p.relative_to(src).as_posix())
+    return root / "2101.00001v2.tar.gz"
+
+
+def test_chunks_of_a_tex_source(tmp_path):
+    r = run("chunks", "--tex", str(_my_paper_tex(tmp_path)), "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    chunks = {c["id"]: c for c in out["chunks"]}
+    assert out["paper"] == "2101.00001v2"
+    assert list(chunks) == ["2101.00001v2:abstract", "2101.00001v2:s0c0", "2101.00001v2:s1c0", "2101.00001v2:table1"]
+    assert chunks["2101.00001v2:abstract"]["text"].endswith("We ask questions about a paper given as LaTeX.")
+    assert chunks["2101.00001v2:s0c0"]["text"].startswith("Title: Reading My Own Source. Section: Introduction. Researchers keep")
+    assert "as LaTeX BIBREF0." in chunks["2101.00001v2:s0c0"]["text"]
+    assert chunks["2101.00001v2:s1c0"]["section"] == "Method ::: Data"
+    assert "Table 1: The papers of the group." in chunks["2101.00001v2:table1"]["text"]
+    assert not any("Doe, J." in c["text"] or "TODO" in c["text"] or "\\" in c["text"] for c in out["chunks"])
+    (tmp_path / "figures").mkdir(); (tmp_path / "figures" / "plot.txt").write_text("x y")
+    r = run("chunks", "--tex", str(tmp_path / "figures"))  # no .tex file: said before any model loads
+    assert r.returncode == 2 and "no .tex file" in r.stderr and "Traceback" not in r.stderr
+
+
 def test_ask_json_contract(shared_dir):
     """`ask` end to end with the tests' tiny generator (its answers are poor; the contract is what is checked)."""
     r = run("ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694",
