@@ -162,7 +162,7 @@ def load_tex(path: str | Path, # a folder, a .tar/.tar.gz/.tgz (an arXiv e-print
     files, main = read_source(path)
     main = main or find_main(files, str(path))
     tex = _inline(main, files)  # comments stripped, \input / \include inlined
-    tex = _drop_args(_expander(tex)(tex), _NODEF, 0)
+    tex = _expander(tex)(_drop_args(tex, _NODEF, 0))  # definitions read, then dropped, then expanded
     tex = cite_markers(tex)
     t = _TITLE.search(tex)
     title = tex_text(_args(tex, t.end(), 1)[0][0]) if t else ""
