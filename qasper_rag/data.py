@@ -73,13 +73,7 @@ class Question:
 
 # %% ../nbs/00_data.ipynb #99650ecb
 _FLOAT_FILE = re.compile(r"(Table|Figure)(\d+)", re.I)
-_FLOAT_CAP = re.compile(r"^\s*(Table|Figure|Fig\.)\s*(\d+|(?-i:[IVXLC]+)\b)", re.I)  # IEEE numbers tables in (capital) roman numerals
-
-def _float_number(s: str) -> int:
-    "A float's number written in digits or in roman numerals (`IV` -> 4)."
-    if s.isdigit(): return int(s)
-    vals = [{"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}[c] for c in s.upper()]
-    return sum(-v if i + 1 < len(vals) and v < vals[i + 1] else v for i, v in enumerate(vals))
+_FLOAT_CAP = re.compile(r"^\s*(Table|Figure|Fig\.)\s*(\d+)", re.I)
 
 @dataclass(frozen=True)
 class Float:
@@ -98,7 +92,7 @@ class Float:
         "Infer kind and number from the file name, else from the caption."
         m = _FLOAT_FILE.search(file or "") or _FLOAT_CAP.search(caption or "")
         kind = "table" if m and m.group(1).lower().startswith("tab") else "figure"
-        return cls(kind, _float_number(m.group(2)) if m else None, caption, file)
+        return cls(kind, int(m.group(2)) if m else None, caption, file)
 
     @property
     def label(self) -> str:
