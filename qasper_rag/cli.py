@@ -491,13 +491,13 @@ def _report_args(p: argparse.ArgumentParser):
 
 def cmd_bench(a: argparse.Namespace) -> int:
     "Measure every stage side by side (`bench.run_bench`, resumable) into a folder, then render its page there."
-    import os
     from qasper_rag.bench import run_bench
     from qasper_rag.data import project_root
     from qasper_rag.report import render
     out = Path(a.out or project_root()/"reports"/"bench").resolve()
     sections = [x.strip() for x in a.sections.split(",")] if a.sections else None
-    threads = a.threads or len(os.sched_getaffinity(0))  # a benchmark runs alone: every core, as `make demo`
+    from qasper_rag.generate import _cpu_count
+    threads = a.threads or _cpu_count()  # a benchmark runs alone: every usable core, as `make demo`
     run_bench(out, sections, a.quick, a.data, threads, a.force, progress=not a.quiet)
     if not a.no_page: print(f"bench: {render('bench', {'bench_dir': str(out)}, out, progress=not a.quiet)}")
     return 0
@@ -505,7 +505,7 @@ def cmd_bench(a: argparse.Namespace) -> int:
 def _bench_args(p: argparse.ArgumentParser):
     p.add_argument("--out", help="folder of bench.json and the page (default: reports/bench)")
     p.add_argument("--data", help="QASPER file or folder (default: the shared papers)")
-    p.add_argument("--sections", help="comma-separated: chunking, index, retrieval, memory, generation, scaling (default: all)")
+    p.add_argument("--sections", help="comma-separated: chunking, index, retrieval, memory, generation, context, scaling (default: all)")
     p.add_argument("--quick", action="store_true", help="the smoke settings: two papers, the tiny generator, small corpora (a minute or two)")
     p.add_argument("--force", action="store_true", help="measure sections already in bench.json again")
     p.add_argument("--threads", type=int, help="llama.cpp and FAISS threads (default: every usable core)")
