@@ -17,7 +17,8 @@ from .settings import AnswerSettings, RunSettings, env, environment, get_run_set
 __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'pdf_corpus', 'tex_corpus',
            'own_corpus', 'cmd_chunks', 'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask',
            'answer_settings', 'print_metrics', 'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check',
-           'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'build_parser', 'main']
+           'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library',
+           'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -202,6 +203,7 @@ def _recall_args(p: argparse.ArgumentParser):
 def print_answer(r, # an `AnswerRecord`
                  out=sys.stdout, # where to print
                  width: int = 100, # characters per line when wrapping
+                 papers: dict[str, str] | None = None, # paper id -> title: each cited passage names its paper (a library's answers)
                 ):
     "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages."
     import textwrap
@@ -218,7 +220,8 @@ def print_answer(r, # an `AnswerRecord`
     w(f"\nshort answer: {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
     for p in r.passages:
-        w(f"\n[Doc {p['doc']}] {p['chunk_id']} § {p['section']}")
+        pid = p["chunk_id"].rsplit(":", 1)[0]
+        w(f"\n[Doc {p['doc']}] " + (f"{papers.get(pid, pid)} ({p['chunk_id']}) § {p['section']}" if papers else f"{p['chunk_id']} § {p['section']}"))
         w(textwrap.indent(textwrap.fill(p["text"], width - 4), "    "))
     t = r.timings
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
@@ -228,6 +231,7 @@ def print_answer(r, # an `AnswerRecord`
 def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retrieval, threads, verify judge, max tokens (resolved here)
                   corpus=None, # the papers searched in open-domain mode (scope corpus); None: none
                   judge=None, # an already loaded judge to verify with (e.g. the evaluation's, sharing its cache)
+                  cache_dir=None, # the retriever's cache of vectors and indexes (None: data/cache; a library: its own)
                  ):
     "Load the generator, a retriever whose budget is counted with the generator's tokenizer, and the verifier."
     from qasper_rag.answer import Answerer
@@ -242,16 +246,19 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
     from qasper_rag.judges import load_judge
     from qasper_rag.verify import Verifier
     j = judge if judge is not None else load_judge(s.verify, gen)
-    return Answerer(Retriever(cfg, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
+    return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
                     verifier=None if j is None else Verifier(j, gen))
 
 def cmd_ask(a: argparse.Namespace) -> int:
-    "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source) with cited passages."
+    "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
+    question = " ".join(a.question).strip()
+    if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
+    if a.library: return ask_library(a, question)
+    if not (a.paper or a.pdf or a.tex):
+        raise ValueError("say which paper: --paper ID (a QASPER paper), --pdf FILE, --tex PATH, or --library DIR to ask across a library")
     own = own_corpus(a)
     corpus = own or load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)[0]
     paper = next(iter(corpus)) if own else corpus.paper(a.paper)
-    question = " ".join(a.question).strip()
-    if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
     rec = make_answerer(answer_settings(a), corpus).ask(paper, question)
     if a.json: print(json.dumps(rec.to_dict(), indent=1))
     else: print_answer(rec)
@@ -278,7 +285,8 @@ def answer_settings(a: argparse.Namespace, # the parsed options: config, generat
     return dataclasses.replace(base, **given, **({"install": True} if a.install else {})).resolved()
 
 def _ask_args(p: argparse.ArgumentParser):
-    _data_args(p); _model_args(p); _paper_args(p, required=True)
+    _data_args(p); _model_args(p); _paper_args(p)
+    p.add_argument("--library", help="a library folder (qasper-rag add): the question is routed to its papers (with --paper ID: that paper of the library)")
     p.add_argument("question", nargs="+", help="the question")
 
 # %% ../nbs/90_cli.ipynb #cfb1e7db
@@ -512,11 +520,67 @@ def _bench_args(p: argparse.ArgumentParser):
     p.add_argument("--no-page", action="store_true", help="measure only; do not render the page")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
+# %% ../nbs/90_cli.ipynb #37c3bf09
+def cmd_add(a: argparse.Namespace) -> int:
+    "Add PDFs, LaTeX sources and QASPER files to a library, then build its indexes."
+    from qasper_rag.library import Library
+    lib = Library(a.library, create=True)
+    rows = lib.add(a.paths, progress=not a.quiet)
+    changed = any(r.status in ("added", "updated") for r in rows)
+    info = lib.index() if len(lib) and (changed or "index" not in lib.manifest) else None
+    if a.json: print(json.dumps({"library": str(lib.root), "papers": len(lib), "sources": [dataclasses.asdict(r) for r in rows], "index": info}, indent=1))
+    else:
+        for r in rows: print(f"{r.status:9s} {r.path}" + (f": {', '.join(r.papers)}" if r.papers else "") + (f" ({r.message})" if r.message else ""))
+        print(f"library {lib.root}: {len(lib)} papers" + (f"; index of {info['chunks']} chunks built in {info['seconds']} s" if info else "; index unchanged"))
+    return 1 if any(r.status == "failed" for r in rows) else 0
+
+def _add_args(p: argparse.ArgumentParser):
+    p.add_argument("paths", nargs="+", help="PDFs (.pdf), LaTeX sources (.tex, arXiv .tar.gz/.tgz, folders) or QASPER files (.json/.jsonl)")
+    p.add_argument("--library", required=True, help="the library folder (made when new)")
+    p.add_argument("--json", action="store_true", help="print what was done as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+def cmd_library(a: argparse.Namespace) -> int:
+    "List a library's papers: id, kind, title and what parsing recovered."
+    from qasper_rag.library import Library
+    lib = Library(a.library)
+    if a.json: print(json.dumps(lib.manifest, indent=1)); return 0
+    for pid in lib.paper_ids:
+        m = lib.manifest["papers"][pid]; s = m["stats"]
+        print(f"{pid:24s} {m['kind']:6s} {m['title'][:60]:60s} {s['sections']} sections, {s['paragraphs']} paragraphs, "
+              f"{s['tables']} tables ({s['table_bodies']} with body), {s['figures']} figures, {s.get('chunks', '?')} chunks")
+    print(f"{len(lib)} papers from {len(lib.manifest['sources'])} sources in {lib.root}")
+    return 0
+
+def _library_args(p: argparse.ArgumentParser):
+    p.add_argument("library", help="the library folder")
+    p.add_argument("--json", action="store_true", help="print the manifest")
+
+def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, and `--paper` inside it)
+                question: str, # the question
+               ) -> int:
+    "`ask --library`: route to a paper (or take `--paper`), answer from it, name the paper of each cited passage."
+    from qasper_rag.library import Library, LibraryAnswerer, library_answer_dict
+    if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
+    lib = Library(a.library)
+    if a.paper: lib.paper(a.paper)  # an unknown id stops here, before any model loads
+    lib.corpus()  # an empty library too
+    la = LibraryAnswerer(lib, make_answerer(answer_settings(a), cache_dir=lib.cache_dir))
+    rec, route = la.ask(question, a.paper)
+    if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
+    title = lib.manifest["papers"][rec.paper_id]["title"]
+    how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
+    print(f"from: {title} ({rec.paper_id}; {how})\n")
+    print_answer(rec, papers={rec.paper_id: title})
+    return 1 if rec.failed else 0
+
 # %% ../nbs/90_cli.ipynb #2a2a31f8
 COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper (or of a PDF), or chunking and evidence-mapping statistics",
                        lambda p: (_data_args(p), _chunker_args(p), _paper_args(p))),
             "recall": (cmd_recall, "evidence recall of a retrieval configuration, with the recall-vs-budget curve", _recall_args),
-            "ask": (cmd_ask, "answer a question about one paper, citing the passages it rests on", _ask_args),
+            "ask": (cmd_ask, "answer a question about one paper, or across a library, citing the passages it rests on", _ask_args),
+            "add": (cmd_add, "add PDFs, LaTeX sources and QASPER files to a library folder and index them", _add_args),
+            "library": (cmd_library, "list the papers of a library folder", _library_args),
             "eval": (cmd_eval, "answer, judge and score every question into a run folder (resumable)", _eval_args),
             "score": (cmd_score, "official QASPER Answer-F1 and Evidence-F1 of a predictions file", _score_args),
             "labels": (cmd_labels, "check a judge against a label file, or export a run's judged sentences for labelling and read the labels back", _labels_args),

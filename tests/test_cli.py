@@ -146,6 +146,46 @@ def test_ask_json_contract(shared_dir):
     assert all(1 <= c <= len(rec["context"]) for s in rec["sentences"] for c in s["citations"])
 
 
+def test_library_add_list_and_ask(shared_dir, tmp_path):
+    """`add` reads a PDF, a LaTeX e-print and a QASPER file into a library (a bad file is reported, the rest go in),
+    skips unchanged sources, re-reads a changed one; `ask --library` routes to the paper and names it in every citation."""
+    pdf = _my_paper_pdf(tmp_path / "mypaper.pdf")
+    tex = _my_paper_tex(tmp_path)
+    qasper = shared_dir / "original_format" / "qasper-train-sample10.json"
+    (tmp_path / "notes.docx").write_text("x")
+    lib = tmp_path / "lib"
+    r = run("add", str(pdf), str(tex), str(qasper), str(tmp_path / "notes.docx"), "--library", str(lib), "--json", "--quiet")
+    assert r.returncode == 1, r.stderr  # one source failed, the others were added
+    out = json.loads(r.stdout)
+    assert [s["status"] for s in out["sources"]] == ["added", "added", "added", "failed"]
+    assert "cannot add this kind of file" in out["sources"][3]["message"]
+    assert out["sources"][0]["papers"] == ["mypaper"] and out["sources"][1]["papers"] == ["2101.00001v2"]
+    assert out["papers"] == 12 and out["index"]["chunks"] > 12
+    manifest = json.loads((lib / "manifest.json").read_text())
+    assert manifest["papers"]["2101.00001v2"]["stats"]["tables"] == 1 and manifest["papers"]["2101.00001v2"]["stats"]["table_bodies"] == 1
+    assert manifest["papers"]["mypaper"]["kind"] == "pdf" and len(manifest["papers"]["mypaper"]["sha256"]) == 64
+    r = run("add", str(pdf), str(tex), str(qasper), "--library", str(lib), "--json", "--quiet")
+    again = json.loads(r.stdout)
+    assert r.returncode == 0 and [s["status"] for s in again["sources"]] == ["unchanged"] * 3 and again["index"] is None
+    r = run("library", str(lib))
+    assert r.returncode == 0 and "Reading My Own Source" in r.stdout and "12 papers from 3 sources" in r.stdout
+    r = run("ask", "--library", str(lib), "--paper", "nope", "q?")  # refused before any model loads
+    assert r.returncode == 2 and "is not in the library" in r.stderr and "12 in all" in r.stderr and "qasper-rag library" in r.stderr
+    r = run("ask", "--library", str(tmp_path / "elsewhere"), "q?")
+    assert r.returncode == 2 and "not a library" in r.stderr and "qasper-rag add" in r.stderr
+    r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json",
+            "How many papers of their group do they use, as read from the LaTeX source?")
+    assert r.returncode in (0, 1), r.stderr
+    rec = json.loads(r.stdout)
+    assert rec["paper"]["id"] == "2101.00001v2" and rec["paper"]["title"] == "Reading My Own Source"
+    assert rec["route"]["papers"][0][0] == "2101.00001v2"
+    assert all(c["chunk_id"].startswith("2101.00001v2:") for c in rec["context"])
+    assert all(p["paper"]["title"] == "Reading My Own Source" for p in rec["passages"])
+    r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json", "What are the results?")
+    rec = json.loads(r.stdout)
+    assert rec["route"]["ambiguous"] and "could be about several papers" in rec["notice"], rec["route"]
+
+
 def test_ask_unknown_generator(shared_dir):
     r = run("ask", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694", "--generator", "gpt-9", "q?")
     assert r.returncode == 2 and "unknown generator 'gpt-9'" in r.stderr
