@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps demo report bench sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps demo report bench library sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -65,6 +65,11 @@ report: models
 # 20 minutes on two cores (resumable: a rerun measures only the sections missing from bench.json; --force for all)
 bench: models
 	$(BIN)/qasper-rag bench --out reports/bench --data $(DATA)
+
+# the library page (reports/library/library.html): every shared paper in one library, each shared question routed
+# to its paper against plain open-domain retrieval (about two minutes on two cores)
+library: models
+	$(BIN)/python benchmarks/library_routing.py --data $(DATA) --out reports/library/routing.json --page
 
 # notebooks clean and the package in sync with them (what CI checks)
 sync-check:

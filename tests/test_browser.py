@@ -16,6 +16,7 @@ from qasper_rag.report import NOTEBOOKS
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = Path(os.environ.get("QASPER_REPORT_DIR") or ROOT / "reports" / "offline-full")
 BENCH = Path(os.environ.get("QASPER_BENCH_DIR") or ROOT / "reports" / "bench")  # `make bench`
+LIBRARY = ROOT / "reports" / "library"  # `make library`
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 INSTALL = "install them with `apt-get install -y chromium chromium-driver` (Debian; run as root) and `pip install -e '.[dev]'` (selenium)"
@@ -72,6 +73,14 @@ def test_bench_page_reads_well_offline(browser):
     _check_page(browser, BENCH / "bench.html", "bench")
     n = browser.execute_script("return document.images.length")
     assert n >= 5, f"bench: {n} figures, expected one each for index, retrieval, memory, formats, answers and scaling"
+
+
+def test_library_page_reads_well_offline(browser):
+    "The committed library page (`make library`) reads as the report pages do: its routing table and figure."
+    _check_page(browser, LIBRARY / "library.html", "library")
+    assert browser.execute_script("return document.images.length") >= 1
+    text = browser.find_element("tag name", "body").text
+    assert "routed first" in text and "open-domain: in context" in text and "Findings" in text
 
 
 def _check_page(browser, page: Path, name: str):
