@@ -18,7 +18,7 @@ __all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_s
            'own_corpus', 'cmd_chunks', 'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask',
            'answer_settings', 'print_metrics', 'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check',
            'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library',
-           'build_parser', 'main']
+           'cmd_adapt', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -574,6 +574,33 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     print_answer(rec, papers={rec.paper_id: title})
     return 1 if rec.failed else 0
 
+# %% ../nbs/90_cli.ipynb #b4c04ad0
+def cmd_adapt(a: argparse.Namespace) -> int:
+    "Generate questions from the papers' chunks, filter them by round trip, mine hard negatives and train the bi-encoder."
+    from qasper_rag.adapt import AdaptConfig, adapt
+    from qasper_rag.data import shared_data_dir
+    data = a.data or str(shared_data_dir()/"original_format")
+    given = {k: v for k, v in (("generator", a.generator), ("max_chunks", a.max_chunks), ("questions_per_chunk", a.questions_per_chunk),
+                               ("epochs", a.epochs), ("batch_size", a.batch_size), ("seed", a.seed), ("threads", a.threads)) if v is not None}
+    man = adapt(data, a.out, dataclasses.replace(AdaptConfig(), **given), train=not a.no_train, progress=not a.quiet)
+    q, tr = man["steps"]["questions"], man["steps"].get("training")
+    print(f"adapt: {q['chunks_done']} of {q['chunks_chosen']} chunks have questions ({q['questions']} questions, {q['kept']} kept by the round trip; "
+          f"{q['seconds_total']} s)" + (f"; trained on {tr['triples']} triples in {tr['seconds']} s -> {man['model']}" if tr and not a.no_train else ""))
+    return 0
+
+def _adapt_args(p: argparse.ArgumentParser):
+    p.add_argument("--data", help="QASPER file or folder whose papers' text is used (default: the shared papers); their questions are never used")
+    p.add_argument("--out", required=True, help="the run folder (rerun with the same settings to resume)")
+    p.add_argument("--generator", help="the LLM that writes the questions (default: qwen-1.5b)")
+    p.add_argument("--max-chunks", type=int, help="a seeded sample of this many chunks, spread over the papers (default: every chunk)")
+    p.add_argument("--questions-per-chunk", type=int, help="questions asked per chunk (default: 3)")
+    p.add_argument("--epochs", type=int, help="training epochs (default: 1)")
+    p.add_argument("--batch-size", type=int, help="training batch size (default: 16)")
+    p.add_argument("--seed", type=int, help="seed of the chunk sample and of training (default: 0)")
+    p.add_argument("--threads", type=int, help=_THREADS_HELP)
+    p.add_argument("--no-train", action="store_true", help="write the questions only")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+
 # %% ../nbs/90_cli.ipynb #2a2a31f8
 COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper (or of a PDF), or chunking and evidence-mapping statistics",
                        lambda p: (_data_args(p), _chunker_args(p), _paper_args(p))),
@@ -581,6 +608,7 @@ COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper (or of a PDF), or chunking
             "ask": (cmd_ask, "answer a question about one paper, or across a library, citing the passages it rests on", _ask_args),
             "add": (cmd_add, "add PDFs, LaTeX sources and QASPER files to a library folder and index them", _add_args),
             "library": (cmd_library, "list the papers of a library folder", _library_args),
+            "adapt": (cmd_adapt, "adapt the ranker to the papers without labels: generated questions, hard negatives, a trained bi-encoder", _adapt_args),
             "eval": (cmd_eval, "answer, judge and score every question into a run folder (resumable)", _eval_args),
             "score": (cmd_score, "official QASPER Answer-F1 and Evidence-F1 of a predictions file", _score_args),
             "labels": (cmd_labels, "check a judge against a label file, or export a run's judged sentences for labelling and read the labels back", _labels_args),

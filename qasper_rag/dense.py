@@ -179,10 +179,13 @@ class Specter2Embedder(Embedder):
 
 # %% ../nbs/06_dense.ipynb #9b9aac7b
 def load_embedder(spec: str | Path = "minilm", **kw) -> Embedder:
-    "An embedder: `minilm` (offline default), `mpnet`, `specter2`, or a sentence-transformers folder or id."
+    "An embedder: `minilm` (offline default), `mpnet`, `specter2`, `adapted` (`qasper-rag adapt`'s model), or a sentence-transformers folder or id."
     if spec == "minilm": return SentenceTransformerEmbedder(minilm_path(), **{"name": "minilm:all-MiniLM-L6-v2", **kw})
     if spec == "mpnet": return SentenceTransformerEmbedder(mpnet_path(kw.pop("cache_dir", None)), **{"name": "mpnet:all-mpnet-base-v2", **kw})
     if spec == "specter2": return Specter2Embedder(**kw)
+    if spec == "adapted":
+        from qasper_rag.adapt import load_adapted
+        return load_adapted(**kw)
     return SentenceTransformerEmbedder(spec, **kw)
 
 # %% ../nbs/06_dense.ipynb #30e42028

@@ -79,6 +79,8 @@ PRESETS: dict[str, RetrievalConfig] = {
     "offline": RetrievalConfig("offline", dense_long_text="mean", rerank=None, ranking="rrf"),
     # the same at the budget the embedded generator answers with (see qasper_rag.answer)
     "offline-2k": RetrievalConfig("offline-2k", dense_long_text="mean", rerank=None, ranking="rrf", budget=2000),
+    # `offline` with the bi-encoder adapted to the papers by `qasper-rag adapt` (qasper_rag.adapt; $QASPER_ADAPTED, else data/adapted)
+    "offline-adapted": RetrievalConfig("offline-adapted", dense="adapted", dense_long_text="mean", rerank=None, ranking="rrf"),
 }
 
 def get_config(name: str | Path) -> RetrievalConfig:

@@ -28,6 +28,7 @@ ENV: dict[str, str] = {  # name -> what it sets
     "QASPER_LLM_MODEL": "the model id served there (default: the server's first model)",
     "QASPER_LLM_API_KEY": "bearer token for that server (masked wherever it is recorded)",
     "QASPER_REFERENCE_LABELS": "label file of citation support that `eval` checks its judge against",
+    "QASPER_ADAPTED": "the `qasper-rag adapt` run folder whose bi-encoder the `offline-adapted` preset uses (default: data/adapted)",
 }
 SECRET = frozenset({"QASPER_LLM_API_KEY"})
 

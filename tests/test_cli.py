@@ -186,6 +186,22 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     assert rec["route"]["ambiguous"] and "could be about several papers" in rec["notice"], rec["route"]
 
 
+def test_adapt_writes_questions_and_manifest_and_resumes(shared_dir, tmp_path):
+    "`adapt` with the tests' tiny generator: questions for a sample of chunks, a manifest, and a resumed rerun that asks nothing again."
+    args = ("adapt", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--out", str(tmp_path / "run"),
+            "--generator", "smollm2", "--max-chunks", "2", "--questions-per-chunk", "2", "--no-train", "--quiet")
+    r = run(*args)
+    assert r.returncode == 0, r.stderr
+    man = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert man["settings"]["max_chunks"] == 2 and len(man["papers"]) == 10 and len(man["questions_sha256"]) == 64
+    assert man["steps"]["questions"]["chunks_done"] == 2 and man["steps"]["questions"]["chunks_new"] == 2
+    assert "2 of 2 chunks have questions" in r.stdout
+    r = run(*args)
+    assert r.returncode == 0 and json.loads((tmp_path / "run" / "manifest.json").read_text())["steps"]["questions"]["chunks_new"] == 0
+    r = run(*args[:-4], "--questions-per-chunk", "3", "--no-train", "--quiet")
+    assert r.returncode == 2 and "other settings (questions_per_chunk)" in r.stderr
+
+
 def test_ask_unknown_generator(shared_dir):
     r = run("ask", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694", "--generator", "gpt-9", "q?")
     assert r.returncode == 2 and "unknown generator 'gpt-9'" in r.stderr
