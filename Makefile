@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps demo report bench library sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps demo report bench library adapt adapt-page sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -70,6 +70,14 @@ bench: models
 # to its paper against plain open-domain retrieval (about two minutes on two cores)
 library: models
 	$(BIN)/python benchmarks/library_routing.py --data $(DATA) --out reports/library/routing.json --page
+
+# the ranker adapted to the shared papers without labels (qasper-rag adapt: about 50 minutes of question writing for
+# 300 chunks and a few of training on two cores; resumable), then its page (reports/adapt/adapt.html): evidence recall
+# of offline-adapted against offline by split
+adapt: models
+	$(BIN)/qasper-rag adapt --data $(DATA) --out data/adapted --max-chunks 300
+adapt-page:
+	QASPER_ADAPTED=data/adapted $(BIN)/python benchmarks/adapt_recall.py --data $(DATA) --out reports/adapt/recall.json --page
 
 # notebooks clean and the package in sync with them (what CI checks)
 sync-check:

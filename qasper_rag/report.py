@@ -19,7 +19,7 @@ __all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMP
 # %% ../nbs/20_report.ipynb #75b14773
 NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
              "measurement_bugs": "24_measurement_bugs.ipynb", "failures": "25_failures.ipynb"}
-PAGES = {**NOTEBOOKS, "bench": "26_bench.ipynb", "library": "27_library.ipynb"}  # every page `render` knows; the bench and library pages have their own commands (`qasper-rag bench`, `make library`)
+PAGES = {**NOTEBOOKS, "bench": "26_bench.ipynb", "library": "27_library.ipynb", "adapt": "28_adapt.ipynb"}  # every page `render` knows; the bench, library and adaptation pages have their own commands (`qasper-rag bench`, `make library`, `make adapt-page`)
 
 def full_parameters(out: str | Path, # the report folder: the run folder and every notebook's outputs
                     data: str | None = None, # QASPER file or folder (None: each notebook's default, the shared papers)

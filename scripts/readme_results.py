@@ -115,7 +115,7 @@ if rec.is_file() and man.is_file():
     q, tr, s = M['steps']['questions'], M['steps']['training'], M['settings']
     g = A['by_group']
     at = lambda grp, b: g[grp][str(b)]
-    cell = lambda grp, b: (f"{at(grp, b)['base']:.3f} -> {at(grp, b)['adapted']:.3f} ({at(grp, b)['diff']:+.3f}, "
+    cell = lambda grp, b: (f"{at(grp, b)['base']:.3f} -> {at(grp, b)['other']:.3f} ({at(grp, b)['diff']:+.3f}, "
                            f"95% CI {at(grp, b)['ci95'][0]:+.3f} to {at(grp, b)['ci95'][1]:+.3f}, n={at(grp, b)['n']})")
     text = (f"Adapting the ranker without labels: `qasper-rag adapt --out data/adapted --max-chunks {s['max_chunks']}` had the embedded LLM write "
             f"{q['questions']} questions for {q['chunks_done']} chunks of the shared papers ({q['seconds_total'] / 60:.0f} min), kept {q['kept']} whose "
@@ -123,7 +123,7 @@ if rec.is_file() and man.is_file():
             f"negative from the same paper ({tr['seconds'] / 60:.1f} min on the CPU); no QASPER question, answer or evidence is used. With it, the "
             f"`offline-adapted` preset's evidence recall at 2,000 tokens goes {cell('all', 2000)} on the shared questions, on the test papers "
             f"{cell('qasper-test-sample47-1q', 2000)}, at 1,000 tokens {cell('all', 1000)}, at 6,000 {cell('all', 6000)} "
-            f"(`benchmarks/adapt_recall.py`, `reports/adapt/`); retrieval takes {A['retrieval_ms']['adapted']} ms per question against "
+            f"(`benchmarks/adapt_recall.py`, `reports/adapt/`); retrieval takes {A['retrieval_ms']['other']} ms per question against "
             f"{A['retrieval_ms']['base']} ms.\n")
     readme = Path('README.md').read_text()
     if "Adapting the ranker without labels:" in readme: new = re.sub(r"Adapting the ranker without labels:.*?\n(?=\n)", text, readme, flags=re.S)
