@@ -83,6 +83,13 @@ def test_library_page_reads_well_offline(browser):
     assert "routed first" in text and "open-domain: in context" in text and "Findings" in text
 
 
+def test_adapt_page_reads_well_offline(browser):
+    "The committed adaptation page (`make adapt-page`) reads as the report pages do: the recall table and curves."
+    _check_page(browser, ROOT / "reports" / "adapt" / "adapt.html", "adapt")
+    assert browser.execute_script("return document.images.length") >= 1
+    assert "offline-adapted" in browser.find_element("tag name", "body").text
+
+
 def _check_page(browser, page: Path, name: str):
     assert page.exists(), f"{page} is missing"
     _open(browser, page)
