@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps demo report bench library adapt adapt-page sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps demo report bench library adapt adapt-page short-baseline sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -78,6 +78,11 @@ adapt: models
 	$(BIN)/qasper-rag adapt --data $(DATA) --out data/adapted --max-chunks 300
 adapt-page:
 	QASPER_ADAPTED=data/adapted $(BIN)/python benchmarks/adapt_recall.py --data $(DATA) --out reports/adapt/recall.json --page
+
+# the plain short-answer baseline replayed on the committed run's contexts (about 40 min on two cores, resumable):
+# reports/offline-full/plain_short.jsonl, shown by answer type on the evaluation page; prints Answer-F1 by type
+short-baseline: models
+	$(BIN)/python benchmarks/short_answers.py --run reports/offline-full --data $(DATA)
 
 # notebooks clean and the package in sync with them (what CI checks)
 sync-check:

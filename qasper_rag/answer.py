@@ -15,6 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
+from .short import short_answer_type
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -46,6 +47,7 @@ class AnswerRecord:
     raw_output: str = ""
     notice: str = ""  # told to the reader, e.g. "1 sentence removed: not supported by the passages"
     verification: dict = field(default_factory=dict)  # judge, counts by status, calls, seconds, the short answer before agreement
+    short_answer_type: str = ""  # its form (`short.short_answer_type`): yes/no, extractive, free form, unanswerable, missing
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -143,7 +145,7 @@ class Answerer:
                             self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None)
             return self._record(res, att, base, t0, t_ret), res
         except Exception as e:
-            return AnswerRecord(answer="", sentences=[], short_answer="", passages=[], predicted_evidence=[], failed=True,
+            return AnswerRecord(answer="", sentences=[], short_answer="", short_answer_type="missing", passages=[], predicted_evidence=[], failed=True,
                                 problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base), res
 
 # %% ../nbs/14_answer.ipynb #7b5267a4
@@ -201,7 +203,7 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
     cited_chunks = [passages[i - 1] for i in cited]
     evidence = [] if short == UNANSWERABLE else res.chunked.evidence_strings([c.id for c in cited_chunks])
     return AnswerRecord(
-        answer=answer, sentences=rows, short_answer=short,
+        answer=answer, sentences=rows, short_answer=short, short_answer_type=short_answer_type(short, [c.body for c in passages]),
         passages=[{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)],
         predicted_evidence=evidence, reasoning=parsed.reasoning, problems=probs, notice=notice, verification=ver,
         citations={**citation_report(shown), "attributed": len(attributed)},

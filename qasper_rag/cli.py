@@ -217,7 +217,8 @@ def print_answer(r, # an `AnswerRecord`
             what = s.get("repaired") or ("supported by " + ", ".join(f"Doc {d}" for d in s["citations"]) if s.get("citations") else "")
             w(f"  [{s.get('status')}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
               + (f"\n      {what}" if what else ""))
-    w(f"\nshort answer: {r.short_answer}")
+    from qasper_rag.short import short_answer_type  # a record older than the field: typed against its cited passages
+    w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p['text'] for p in r.passages])}): {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
     for p in r.passages:
         pid = p["chunk_id"].rsplit(":", 1)[0]

@@ -16,7 +16,7 @@ from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, y
 
 # %% auto #0
 __all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification', 'quotable_sentences',
-           'quote_grammar', 'Verifier', 'agree_short_answer']
+           'quote_grammar', 'Verifier', 'agreed_short_answer', 'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
@@ -198,25 +198,35 @@ class Verifier:
                             getattr(self.judge, "calls", 0) - calls0, self.generations)
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
+def agreed_short_answer(question: str, # the question (a yes/no question gets Yes or No)
+                        short: str, # the model's short answer
+                        kept: Sequence[str], # the claims of the sentences shown as verified, in answer order
+                        passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span the model read in one of them agrees
+                       ) -> tuple[str, str | None]:
+    "The short answer that agrees with the verified claims `kept`, and what changed (None: nothing). A record's own fields are enough, so a stored run can be replayed."
+    unanswerable = short.strip().lower().startswith("unanswerable")
+    if not kept: return "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
+    if unanswerable: return "Unanswerable", f"answer withdrawn ({len(kept)} sentence(s)): the short answer is Unanswerable"
+    first = kept[0].rstrip(" .")
+    if not short.strip():
+        new = ("No" if re.match(r"\s*no\b", first, re.I) else "Yes") if yes_no_question(question) else first
+        return new, f"no short answer -> {new!r}, from the verified answer"
+    if short.strip(" .").lower() in ("yes", "no"): return short, None
+    terms = set(claim_terms(short))
+    shown = set(claim_terms(" ".join(list(kept) + list(passages))))
+    if terms and len(terms & shown) / len(terms) < 0.5:
+        return first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in any passage sent"
+    return short, None
+
 def agree_short_answer(question: str, # the question (a yes/no question gets Yes or No)
                        short: str, # the model's short answer
                        v: Verification, # the verification of the long answer
                        passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span the model read in one of them agrees
                       ) -> tuple[Verification, str, str | None]:
-    "The verified answer and the short answer made to agree; returns both and what changed (None: nothing)."
-    unanswerable = short.strip().lower().startswith("unanswerable")
+    "The verified answer and the short answer made to agree (`agreed_short_answer`); returns both and what changed (None: nothing)."
     kept = [s for s in v.sentences if s.verified]
-    if not kept: return v, "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
-    if unanswerable:  # a claim can hold at its passage and still not answer the question: the model said so itself
+    new, note = agreed_short_answer(question, short, [s.claim for s in kept], passages)
+    if kept and new == "Unanswerable":  # a claim can hold at its passage and still not answer the question: the model said so itself
         out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=WITHDRAWN) if s.verified else s for s in v.sentences]
-        return dataclasses.replace(v, sentences=out), "Unanswerable", f"answer withdrawn ({len(kept)} sentence(s)): the short answer is Unanswerable"
-    first = kept[0].claim.rstrip(" .")
-    if not short.strip():
-        new = ("No" if re.match(r"\s*no\b", first, re.I) else "Yes") if yes_no_question(question) else first
-        return v, new, f"no short answer -> {new!r}, from the verified answer"
-    if short.strip(" .").lower() in ("yes", "no"): return v, short, None
-    terms = set(claim_terms(short))
-    shown = set(claim_terms(" ".join([s.claim for s in kept] + list(passages))))
-    if terms and len(terms & shown) / len(terms) < 0.5:
-        return v, first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in any passage sent"
-    return v, short, None
+        v = dataclasses.replace(v, sentences=out)
+    return v, new, note

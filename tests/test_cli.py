@@ -139,8 +139,10 @@ def test_ask_json_contract(shared_dir):
             "--config", "bm25-only", "--generator", "smollm2", "--json", "What is the seed lexicon?")
     assert r.returncode in (0, 1), r.stderr  # 1: the tiny model's reply could not be parsed (recorded, not raised)
     rec = json.loads(r.stdout)
-    for key in ("answer", "sentences", "short_answer", "passages", "predicted_evidence", "context", "model", "config", "timings"):
+    for key in ("answer", "sentences", "short_answer", "short_answer_type", "passages", "predicted_evidence", "context", "model", "config", "timings"):
         assert key in rec, key
+    from qasper_rag.short import SHORT_TYPES
+    assert rec["short_answer_type"] in SHORT_TYPES and (rec["short_answer_type"] == "missing") == (not rec["short_answer"].strip())
     assert rec["model"].startswith("llama.cpp:") and rec["config"]["retrieval"]["name"] == "bm25-only"
     assert all(set(p) >= {"doc", "chunk_id", "section", "text"} for p in rec["passages"])
     assert all(1 <= c <= len(rec["context"]) for s in rec["sentences"] for c in s["citations"])

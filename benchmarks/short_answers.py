@@ -1,0 +1,59 @@
+"""The plain short-answer baseline of the short-answers issue, replayed on a run's own contexts, and the Answer-F1 of
+every short-answer variant by answer type, train and test papers apart, with bootstrap intervals.
+
+A plain script: it prints numbers and checks nothing. Run from the project root (`make short-baseline`):
+
+    .venv/bin/python benchmarks/short_answers.py [--run reports/offline-full] [--data FOLDER] [--out FILE]
+
+For every question of the run, the passages it sent go to the embedded model with the concise instruction of
+`qasper_rag.prompts.short_answer_messages` alone (`qasper_rag.short.plain_short_answers`: a plain retrieve-and-prompt
+baseline on the same context), appended to `--out` (default: plain_short.jsonl in the run folder, which the
+evaluation page reads), so an interrupted replay resumes. Then Answer-F1 (official semantics) by the questions' type:
+- `run`: the run's short answers (after verification and agreement with the verified answer);
+- `before agreement`: the model's own short answer line (`verification.short_answer.before`);
+- `plain baseline`: the baseline's;
+- `plain + agreement`: the baseline's answer made to agree with the run's verified answer as the pipeline does
+  (`short.agreed_with_record`: Unanswerable when no sentence held, the first verified sentence when the answer is in
+  neither the verified answer nor a passage sent): what the pipeline would show with its short answer from that call.
+Every variant is scored on the replayed questions only (all of them once the replay is complete).
+"""
+import argparse, json, statistics
+from pathlib import Path
+from qasper_rag.chunking import ChunkerConfig, QasperChunker
+from qasper_rag.cli import load_corpus
+from qasper_rag.evaluate import question_groups
+from qasper_rag.metrics import gold_from_corpus
+from qasper_rag.short import f1_by_type, plain_short_answers, run_passages, short_variants
+
+ROOT = Path(__file__).resolve().parents[1]
+p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+p.add_argument("--run", default=str(ROOT/"reports/offline-full"))
+p.add_argument("--data", default=str(ROOT.parent/"shared/data/qasper/original_format"))
+p.add_argument("--out", default="", help="replies file (default: RUN/plain_short.jsonl)")
+p.add_argument("--threads", type=int, default=2)
+a = p.parse_args()
+
+run = Path(a.run)
+groups = question_groups(a.data)
+# the train papers' questions first: settings are chosen on them, so an interrupted replay has those (it resumes anyway)
+lines = sorted((json.loads(l) for l in open(run/"records.jsonl")), key=lambda l: "train" not in groups.get(l["question_id"], ""))
+corpus, _ = load_corpus(a.data)
+passages_of = run_passages(corpus, QasperChunker(ChunkerConfig(**lines[0]["record"]["config"]["retrieval"]["chunker"])))
+out = Path(a.out or run/"plain_short.jsonl")
+have = {json.loads(l)["question_id"] for l in open(out)} if out.exists() else set()
+gen = None
+if any(l["question_id"] not in have for l in lines):
+    from qasper_rag.generate import load_generator
+    gen = load_generator("qwen-1.5b", n_threads=a.threads)
+plain = plain_short_answers(lines, passages_of, gen, out)
+
+variants = short_variants(lines, plain, passages_of)
+gold = {q: r for q, r in gold_from_corpus(corpus).items() if q in plain}  # every variant on the same (replayed) questions
+secs = [d["seconds"] for d in plain.values()]
+print(f"plain baseline: {len(plain)} of {len(lines)} questions, {statistics.median(secs):.1f} s median per answer (the whole context's prefill)")
+for row in f1_by_type(gold, variants, groups):
+    cells = "  ".join(f"{v} {row[v]:.3f} [{row[v + ' 95% interval'][0]:.3f}, {row[v + ' 95% interval'][1]:.3f}]" for v in variants)
+    print(f"{row['group']:26s} {row['type']:12s} n={row['n']:3d}  {cells}")
+for v, ans in variants.items():
+    ans = {q: x for q, x in ans.items() if q in gold}
+    print(f"{v}: {sum(x.lower().startswith('unanswerable') for x in ans.values())} Unanswerable of {len(ans)}")
