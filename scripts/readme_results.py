@@ -32,6 +32,25 @@ the judge's agreement with the reference labels of citation support: kappa {k['k
 test papers' items {kt['kappa']:.3f} (n={kt['n']}), on the train papers' {ktr['kappa']:.3f} (n={ktr['n']}), false 'supported' rate {k['false_supported_rate']:.3f};
 verification adds {v['seconds']['median']} s per answer (median; p95 {v['seconds']['p95']}) to {m['seconds_per_question']['median']} s per question{threads}.
 """
+# short answers by type (the evaluation page's short_answers.json) beside the plain baseline where it was replayed
+sa = run/'short_answers.json'
+if sa.is_file():
+    S = json.loads(sa.read_text())
+    at = lambda rows, g, t='all': next((r for r in rows if r['group'] == g and r['type'] == t), None)
+    ci = lambda r, v: f"{r[v]:.3f} [{r[v + ' 95% interval'][0]:.3f}, {r[v + ' 95% interval'][1]:.3f}]"
+    text += ("Short answers by the question's type are on the evaluation page (`short_answers.json`); on the train papers Answer-F1 by type: "
+             + ", ".join(f"{r['type']} {r['run']:.3f} (n={r['n']})" for r in S['rows'] if r['group'] == 'qasper-train-sample10' and r['type'] != 'all') + ".")
+    if S.get('plain_rows'):
+        parts = []
+        for g, name in (('qasper-train-sample10', 'train papers'), ('qasper-test-sample47-1q', 'test papers')):
+            r, whole = at(S['plain_rows'], g), at(S['rows'], g)
+            if r and whole and r['n'] == whole['n']:
+                parts.append(f"on the {name} (n={r['n']}) the run {ci(r, 'run')}, the plain baseline {ci(r, 'plain baseline')}, "
+                             f"the baseline made to agree with the verified answer {ci(r, 'plain + agreement')}")
+            elif whole: parts.append(f"the {name}' replay is not finished ({r['n'] if r else 0} of {whole['n']} questions; `make short-baseline` resumes it)")
+        text += (f" A plain retrieve-and-prompt baseline on the same passages (`make short-baseline`, replayed for {S['replayed']} of {S['n']} "
+                 "questions): " + "; ".join(parts) + ".")
+    text += "\n"
 readme = Path('README.md').read_text()
 new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
 assert new != readme or text in readme
