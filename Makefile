@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps demo report bench library adapt adapt-page short-baseline sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps tex-deps demo report bench library adapt adapt-page short-baseline sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -40,8 +40,13 @@ models: setup
 
 test: test-nbs test-py
 
-test-nbs:
+test-nbs: tex-deps
 	$(BIN)/nbdev-test --n-workers 2
+
+# TeX for the PDF reader's round trip on PDFs typeset by pdflatex (qasper_rag.typeset.typeset_latex, nbs/03c_typeset)
+tex-deps:
+	@command -v pdflatex >/dev/null && kpsewhich lmodern.sty >/dev/null || { echo "installing texlive-latex-base and lmodern (Debian) for the LaTeX-typeset PDFs ..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends texlive-latex-base lmodern; }
 
 # the browser test (tests/test_browser.py) opens the rendered report pages in Debian's headless Chromium
 browser-deps:

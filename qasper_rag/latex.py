@@ -215,6 +215,7 @@ _SYMBOLS = {**{g: unicodedata.lookup('GREEK SMALL LETTER ' + g.upper().replace('
             'checkmark': '✓', 'cmark': '✓', 'xmark': '✗', 'bullet': '•', 'textbullet': '•', 'circ': '∘',
             'degree': '°', 'S': '§', 'ldots': '…', 'dots': '…', 'cdots': '…', 'textless': '<', 'textgreater': '>',
             'textbar': '|', 'textasciitilde': '\ue003', 'textasciicircum': '^', 'textbackslash': '\ue004',
+            'textquotesingle': "'", 'textquotedbl': '"', 'textasciigrave': '`',
             'ss': 'ß', 'o': 'ø', 'O': 'Ø', 'aa': 'å', 'AA': 'Å', 'ae': 'æ', 'AE': 'Æ', 'l': 'ł', 'L': 'Ł', 'i': 'ı'}
 _SYM_RE = re.compile(r'\\(%s)(?![A-Za-z])' % '|'.join(sorted(_SYMBOLS, key=len, reverse=True)))
 _ACCENTS = {"'": '\u0301', '`': '\u0300', '^': '\u0302', '"': '\u0308', '~': '\u0303', '=': '\u0304', '.': '\u0307',

@@ -6,20 +6,20 @@ Docs: https://qasper-rag.github.io/qasper_rag/pdf.html.md"""
 
 # %% ../nbs/03b_pdf.ipynb #78d2b963
 from __future__ import annotations
-import re, statistics
+import functools, gzip, json, re, statistics
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 from .data import Paper, Section, Float
 from .tables import roman_to_int
 
 # %% auto #0
 __all__ = ['MARGIN', 'CAPTION', 'PdfError', 'PdfLine', 'page_lines', 'read_lines', 'find_gutter', 'assign_columns',
-           'merge_fragments', 'reading_order', 'drop_margins', 'vocabulary', 'keep_hyphen', 'join_lines',
-           'caption_float', 'heading', 'section_name', 'Edges', 'column_edges', 'new_paragraph', 'Block', 'segment',
-           'split_references', 'body_size', 'find_title', 'line_pitch', 'assemble', 'PdfParse', 'layout_lines',
-           'parse_pdf', 'load_pdf']
+           'merge_fragments', 'reading_order', 'drop_margins', 'vocabulary', 'english_words', 'keep_hyphen',
+           'join_lines', 'caption_float', 'heading', 'section_name', 'Edges', 'column_edges', 'new_paragraph', 'Block',
+           'segment', 'split_references', 'body_size', 'find_title', 'line_pitch', 'assemble', 'PdfParse',
+           'layout_lines', 'parse_pdf', 'load_pdf']
 
 # %% ../nbs/03b_pdf.ipynb #8ab406b3
 class PdfError(ValueError):
@@ -156,8 +156,9 @@ def reading_order(lines: list[PdfLine]) -> list[PdfLine]:
 _PAGE_NO = re.compile(r"^(page\s+)?([0-9]{1,4}|[ivxlc]{1,6})(\s*(/|of)\s*[0-9]{1,4})?$", re.I)
 
 def _margin_key(l: PdfLine) -> tuple[str, int, int]:
-    "A line's text with its numbers masked, its font size and height on the page: what repeats in a running header or footer."
-    return re.sub(r"\d+", "#", l.text.lower()).strip(), round(l.size), round(l.y0 / 3)
+    """A line's text with its numbers masked (a page number at either end left out: a header set on one line with it), its
+    font size and height on the page: what repeats in a running header or footer."""
+    return re.sub(r"^#\s+|\s+#$", "", re.sub(r"\d+", "#", l.text.lower()).strip()), round(l.size), round(l.y0 / 3)
 
 def drop_margins(pages: list[list[PdfLine]], # lines of every page
                  height: float, # page height
@@ -173,27 +174,37 @@ def drop_margins(pages: list[list[PdfLine]], # lines of every page
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 def vocabulary(texts: Sequence[str]) -> set[str]:
-    "Lower-cased words and hyphenated pairs of the document, without each line's first word and hyphenated last one (maybe halves)."
-    out = set()
+    "Lower-cased words and hyphenated pairs of the document (its lines in order), without the halves of words hyphenated at line ends."
+    out, after_hyphen = set(), False
     for t in texts:
-        ws = _WORD.findall(t)[1:]
+        ws = _WORD.findall(t)[1:] if after_hyphen else _WORD.findall(t)  # a line's first word may be a word's second half
         if t.endswith("-") and ws: ws = ws[:-1]
+        after_hyphen = t.endswith("-")
         for w in ws:
             parts = w.lower().split("-")  # a compound also gives its parts and pairs: state-of-the-art has state-of
             out.update([w.lower(), *parts, *(f"{a}-{b}" for a, b in zip(parts, parts[1:]))])
     return out
 
+@functools.cache
+def english_words() -> Mapping[str, int]:
+    """Lower-cased English words with their counts in a large corpus: the word list of pyspellchecker (MIT), shipped in its
+    wheel, so nothing is downloaded. It tells a word that a typesetter hyphenated (more-over) from a compound (well-suited)."""
+    from importlib.resources import files
+    return json.loads(gzip.decompress(files("spellchecker").joinpath("resources", "en.json.gz").read_bytes()))
+
 def keep_hyphen(head: str, # the letters before the hyphen at the line end
                 tail: str, # the letters that start the next line
                 vocab: set[str], # the document's `vocabulary`
                 compound: bool = False, # `head` or `tail` is joined by another hyphen to more (one-hot- encoded, out-of- vocabulary)
+                words: Mapping[str, int] | None = None, # English words (None: `english_words()`; {}: the document alone decides)
                ) -> bool:
     "True if `head-` at a line end and `tail` on the next line are halves of a hyphenated compound, not one word hyphenated."
     if not tail.isalpha() or compound: return True  # GPT-2, (-1); typesetters hyphenate no word that has a hyphen
     h, t = head.lower(), tail.lower()
     if h + t in vocab: return False  # the document writes the word whole elsewhere
     if f"{h}-{t}" in vocab: return True  # ... or with its hyphen
-    if h in vocab and t in vocab: return True  # two words of the document: long-standing
+    if h + t in (english_words() if words is None else words): return False  # an English word: more-over, be-long
+    if h in vocab and t in vocab: return True  # two words of the document: well-suited
     return tail[0].isupper() or any(c.isupper() for c in head[1:])  # BERT-Base, MRF-LDA, NC-value: typesetters split no acronym
 
 def join_lines(texts: Sequence[str], # the lines of one paragraph, in order
@@ -204,6 +215,7 @@ def join_lines(texts: Sequence[str], # the lines of one paragraph, in order
     for t in texts:
         m, tail = re.search(r"(-?)([A-Za-z]+)-$", out), re.match(r"[A-Za-z]*", t).group(0) if t else ""
         if m and tail.lower() in ("and", "or", "nor", "to"): out = f"{out} {t}"  # a suspended hyphen: system- and dataset-specific
+        elif t and re.search(r"[^\s\-A-Za-z]-$", out): out += t  # after a digit or a sign the hyphen is the text's own: 400-dimensional, $-2$
         elif m and t:
             compound = bool(m.group(1)) or t[len(tail):len(tail) + 1] == "-"
             out = (out if keep_hyphen(m.group(2), tail or t[0], vocab, compound) else out[:-1]) + t
@@ -293,6 +305,7 @@ def segment(lines: list[PdfLine], # lines in reading order, title and margins re
             body: float, # the body font size
             edges: dict[tuple[int, int], Edges], # `column_edges`
             pitch: float, # the usual distance between baselines
+            vocab: set[str] = frozenset(), # the document's `vocabulary` (joins a heading hyphenated across its lines)
            ) -> list[Block]:
     "Lines cut into blocks: headings, captions, paragraphs, the abstract's start; small print set apart."
     out: list[Block] = []
@@ -300,7 +313,7 @@ def segment(lines: list[PdfLine], # lines in reading order, title and margins re
     for l in lines:
         cur = out[-1] if out else None
         if (m := _ABSTRACT.match(l.text)): out.append(Block("abstract", [l], name=m.group("rest") or "")); last = None
-        elif cur and cur.kind == "heading" and _wrapped_heading(cur.lines[-1], l, edges): cur.lines.append(l); cur.name += " " + l.text
+        elif cur and cur.kind == "heading" and _wrapped_heading(cur.lines[-1], l, edges): cur.lines.append(l); cur.name = join_lines([cur.name, l.text], vocab)
         elif (h := heading(l, body, l.x1 < edges[(l.page, l.column)].right - 2 * l.size)): out.append(Block("heading", [l], *h)); last = None
         elif CAPTION.match(l.text) and (last is None or (last.page, last.column) != (l.page, l.column) or new_paragraph(last, l, edges, pitch, adjacent)):
             out.append(Block("caption", [l])); adjacent = False
@@ -400,7 +413,7 @@ def parse_pdf(path: str | Path, # a PDF with a text layer (born digital, not sca
     title = find_title(lines, body)
     rest = [l for l in lines if l not in title]
     edges, pitch, vocab = column_edges(rest), line_pitch(rest), vocabulary([l.text for l in rest])
-    abstract, secs, floats, refs = assemble(segment(rest, body, edges, pitch), vocab)
+    abstract, secs, floats, refs = assemble(segment(rest, body, edges, pitch, vocab), vocab)
     paper = Paper(paper_id or path.stem, join_lines([l.text for l in title]), abstract, tuple(secs), tuple(floats), source=str(path))
     return PdfParse(paper, tuple(refs), tuple(l.text for l in dropped), tuple(columns))
 

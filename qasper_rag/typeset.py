@@ -1,4 +1,4 @@
-"""A `Paper` laid out as a two-column PDF with reportlab: the test and benchmark input of the PDF reader.
+"""A `Paper` laid out as a two-column PDF, by reportlab or by LaTeX: the test and benchmark input of the PDF reader.
 
 Docs: https://qasper-rag.github.io/qasper_rag/typeset.html.md"""
 
@@ -6,7 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/typeset.html.md"""
 
 # %% ../nbs/03c_typeset.ipynb #8da65464
 from __future__ import annotations
-import re
+import re, shutil, subprocess, tempfile
 from pathlib import Path
 from typing import Sequence
 from xml.sax.saxutils import escape
@@ -14,7 +14,7 @@ from .data import Paper, Float
 from .pdf import CAPTION
 
 # %% auto #0
-__all__ = ['typeset_pdf']
+__all__ = ['LATEX_CHARS', 'typeset_pdf', 'TypesetError', 'latex_settable', 'latex_escape', 'latex_source', 'typeset_latex']
 
 # %% ../nbs/03c_typeset.ipynb #53760b65
 def _hyphenator(word: str) -> list[tuple[str, str]]:
@@ -106,3 +106,81 @@ def typeset_pdf(paper: Paper, # the paper to lay out
     doc.addPageTemplates([PageTemplate("first", first, onPage=deco), PageTemplate("later", later, onPage=deco)])
     doc.build(_story(paper, st, references, cw))
     return Path(path)
+
+# %% ../nbs/03c_typeset.ipynb #a7e6ec46
+class TypesetError(RuntimeError):
+    "A paper that could not be typeset; the message says why and what to do."
+
+# characters pdflatex sets with inputenc (utf8), fontenc (T1), textcomp and lmodern, checked one by one
+LATEX_CHARS = frozenset(map(chr, range(32, 127))) | frozenset(chr(i) for i in range(0xA1, 0x100) if i != 0xAD) | frozenset(
+    "ıńŞşĞğİŁłŒœŠšŸŽžĆćČčĘęĚěŃŇňŘřŚśŤťŮůŹźŻżĄąŐőŰű–—‘’“”†‡•…→◦‰‹›„‚")
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "%": r"\%", "_": r"\_",
+                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", '"': r"\textquotedbl{}", "<": r"\textless{}",
+                ">": r"\textgreater{}", "|": r"\textbar{}", "'": r"\textquotesingle{}", "`": r"\textasciigrave{}",
+                "-": "-{}"}  # no -- or --- ligature: a hyphen stays a hyphen
+
+def latex_settable(text: str) -> bool:
+    "True if `typeset_latex` sets every character of `text` (white space aside) as itself."
+    return all(c.isspace() or c in LATEX_CHARS for c in text)
+
+def latex_escape(text: str) -> str:
+    "`text` as LaTeX that prints it literally (white space collapsed; a character pdflatex cannot set becomes `?`)."
+    return "".join(_TEX_SPECIAL.get(c, c if c in LATEX_CHARS else "?") for c in re.sub(r"\s+", " ", text).strip())
+
+# %% ../nbs/03c_typeset.ipynb #b745b542
+_LEVELS = ("section", "subsection", "subsubsection", "paragraph")
+
+def _latex_float(f: Float) -> str:
+    "A figure (an empty box, caption below) or table (caption above) with its own number, floated to the top or bottom of a column."
+    env, text = ("table" if f.kind == "table" else "figure"), re.sub(r"\s+", " ", f.caption).strip()
+    own = re.match(rf"^{'Table' if f.kind == 'table' else 'Figure'} (\d+): (.*)$", text)
+    if own: cap = rf"\setcounter{{{env}}}{{{int(own.group(1)) - 1}}}\caption{{{latex_escape(own.group(2))}}}"
+    else: cap = r"{\small\noindent " + latex_escape(text if CAPTION.match(text) else f"{f.label}: {text}") + r"\par}"  # Table 1. / TABLE IV
+    box = r"{\centering\fbox{\rule{0pt}{1.5cm}\rule{0.9\linewidth}{0pt}}\par}"
+    return "\n".join([rf"\begin{{{env}}}[tb]", *([box, r"\medskip", cap] if env == "figure" else [cap, r"\medskip", box]), rf"\end{{{env}}}"])
+
+def latex_source(paper: Paper, # the paper to lay out
+                 references: Sequence[str] = (), # entries of the reference list (none: no list)
+                 header: str | None = None, # running header (None: the title's first 60 characters; "": none)
+                ) -> str:
+    "The paper as a two-column LaTeX document; floats follow the paragraph that first cites them, as in `typeset_pdf`."
+    hdr = paper.title[:60] if header is None else header
+    out = [r"\documentclass[10pt,twocolumn]{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage[T1]{fontenc}",
+           r"\usepackage{lmodern}", r"\usepackage{textcomp}", r"\usepackage[letterpaper,margin=0.75in]{geometry}",
+           r"\pagestyle{myheadings}" if hdr else "", rf"\markright{{{latex_escape(hdr)}}}" if hdr else "",
+           rf"\title{{{latex_escape(paper.title)}}}", r"\author{}", r"\date{}", r"\begin{document}", r"\maketitle",
+           r"\begin{abstract}", latex_escape(paper.abstract), r"\end{abstract}"]
+    floats, opened = list(paper.floats), []
+    for sec in paper.sections:
+        parts = sec.name.split(" ::: ")
+        k = next((i for i, (a, b) in enumerate(zip(parts, opened)) if a != b), min(len(parts), len(opened)))
+        out += [rf"\{_LEVELS[min(d, len(_LEVELS) - 1)]}{{{latex_escape(parts[d])}}}" for d in range(min(k, len(parts) - 1), len(parts))]
+        opened = parts
+        for para in sec.paragraphs:
+            out += ["", latex_escape(para), ""]
+            cited = [f for f in floats if f.number is not None and re.search(rf"\b{f.kind.title()}\s+{f.number}\b", para)]
+            out += [_latex_float(f) for f in cited]; floats = [f for f in floats if f not in cited]
+    out += [_latex_float(f) for f in floats]
+    if references: out += [r"\begin{thebibliography}{99}", *(rf"\bibitem{{r{i}}} {latex_escape(r)}" for i, r in enumerate(references)), r"\end{thebibliography}"]
+    return "\n".join(out + [r"\end{document}", ""])
+
+def typeset_latex(paper: Paper, # the paper to lay out
+                  path: str | Path, # the PDF to write
+                  references: Sequence[str] = (), # entries of the reference list (none: no list)
+                  header: str | None = None, # running header (None: the title's first 60 characters; "": none)
+                  pdflatex: str = "pdflatex", # the pdflatex program (a name on PATH or a path)
+                 ) -> Path:
+    "Write `paper` as a two-column PDF typeset by pdflatex (`latex_source`): TeX's hyphenation, floats and headers."
+    exe = shutil.which(pdflatex)
+    if exe is None: raise TypesetError(f"{pdflatex} not found: install TeX (Debian: apt-get install texlive-latex-base lmodern, "
+                                       "or make tex-deps) or use typeset_pdf (reportlab)")
+    path = Path(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "paper.tex").write_text(latex_source(paper, references, header), encoding="utf-8")
+        r = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=tmp, capture_output=True,
+                           text=True, errors="replace", timeout=300)
+        if r.returncode or not (Path(tmp) / "paper.pdf").exists():
+            err = [l for l in r.stdout.splitlines() if l.startswith("!")][:3] or r.stdout.splitlines()[-5:]
+            raise TypesetError(f"pdflatex failed on paper {paper.id}: {' | '.join(err)}")
+        shutil.copyfile(Path(tmp) / "paper.pdf", path)
+    return path
