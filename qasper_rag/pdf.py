@@ -1,4 +1,4 @@
-"""A paper from its PDF: title, abstract, sections of paragraphs and figure/table captions, read from the text layer by layout rules, as the same `Paper` record the chunker takes.
+"""A paper from its PDF: title, abstract, sections of paragraphs, figure/table captions and table bodies, read from the text layer by layout rules, as the same `Paper` record the chunker takes.
 
 Docs: https://qasper-rag.github.io/qasper_rag/pdf.html.md"""
 
@@ -8,18 +8,18 @@ Docs: https://qasper-rag.github.io/qasper_rag/pdf.html.md"""
 from __future__ import annotations
 import functools, gzip, json, re, statistics
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 from .data import Paper, Section, Float
-from .tables import roman_to_int
+from .tables import roman_to_int, rows_to_markdown
 
 # %% auto #0
-__all__ = ['MARGIN', 'CAPTION', 'PdfError', 'PdfLine', 'page_lines', 'read_lines', 'find_gutter', 'assign_columns',
+__all__ = ['CELL_GAP', 'MARGIN', 'CAPTION', 'PdfError', 'PdfLine', 'page_lines', 'read_lines', 'find_gutter', 'assign_columns',
            'merge_fragments', 'reading_order', 'drop_margins', 'vocabulary', 'english_words', 'keep_hyphen',
            'join_lines', 'caption_float', 'heading', 'section_name', 'Edges', 'column_edges', 'new_paragraph', 'Block',
-           'segment', 'split_references', 'body_size', 'find_title', 'line_pitch', 'assemble', 'PdfParse',
-           'layout_lines', 'parse_pdf', 'load_pdf']
+           'table_rows', 'table_markdown', 'segment', 'split_references', 'body_size', 'find_title', 'line_pitch',
+           'assemble', 'PdfParse', 'layout_lines', 'parse_pdf', 'load_pdf']
 
 # %% ../nbs/03b_pdf.ipynb #8ab406b3
 class PdfError(ValueError):
@@ -37,6 +37,7 @@ class PdfLine:
     size: float  # median font size of its characters
     bold: bool  # most of its characters are in a bold font
     column: int = 0  # 0: left (or only) column, 1: right column, -1: across both columns
+    cells: tuple = field(default=(), compare=False, repr=False)  # (x0, x1, text) of each run of characters set apart by wide gaps
 
 # %% ../nbs/03b_pdf.ipynb #5aa24791
 def _open_pages(path: Path, password: str) -> list:
@@ -70,6 +71,26 @@ def _text_lines(o) -> list:
         elif isinstance(x, LTTextBox): out += _text_lines(x)
     return out
 
+CELL_GAP = 0.8  # a gap of this many font sizes between two characters of a line sets table cells apart (word spaces: 0.3-0.5)
+# ... twice that after a sentence's or a label's end: justified lines stretch those spaces most (`Table 2:  Results`)
+
+def _cell_gap(gap: float, before: str, size: float) -> bool:
+    "True if a gap of `gap` points after text ending in `before` sets two table cells apart."
+    return gap >= CELL_GAP * size * (2 if before[-1:] in ".:;!?" else 1)
+
+def _cells(line, size: float) -> tuple[tuple[float, float, str], ...]:
+    "(x0, x1, text) of each run of a pdfminer line's characters that gaps of `CELL_GAP` font sizes or more set apart."
+    from pdfminer.layout import LTChar
+    out, text, x0, prev = [], "", None, None
+    for c in line:
+        if isinstance(c, LTChar):
+            if prev is not None and _cell_gap(c.x0 - prev.x1, prev.get_text(), size):
+                out.append((x0, prev.x1, text)); text, x0 = "", None
+            x0 = c.x0 if x0 is None else x0; prev = c
+        text += c.get_text()
+    if prev is not None: out.append((x0, prev.x1, text))
+    return tuple((a, b, t) for a, b, t in ((a, b, re.sub(r"\s+", " ", t.translate(_LIGATURES)).strip()) for a, b, t in out) if t)
+
 def page_lines(layout, # a pdfminer `LTPage`
                page: int, # its index, 0-based
               ) -> list[PdfLine]:
@@ -80,8 +101,9 @@ def page_lines(layout, # a pdfminer `LTPage`
         cs = [c for c in l if isinstance(c, LTChar)]
         text = re.sub(r"\s+", " ", l.get_text().translate(_LIGATURES)).strip()
         if not text or not cs or sum(c.upright for c in cs) < len(cs) / 2: continue
-        out.append(PdfLine(text, page, l.x0, l.x1, l.y0, l.y1, round(statistics.median(c.size for c in cs), 1),
-                           sum(bool(_BOLD.search(c.fontname)) for c in cs) >= 0.6 * len(cs)))
+        size = round(statistics.median(c.size for c in cs), 1)
+        out.append(PdfLine(text, page, l.x0, l.x1, l.y0, l.y1, size, sum(bool(_BOLD.search(c.fontname)) for c in cs) >= 0.6 * len(cs),
+                           cells=_cells(l, size)))
     return out
 
 # %% ../nbs/03b_pdf.ipynb #f1b1188e
@@ -138,7 +160,9 @@ def merge_fragments(lines: list[PdfLine]) -> list[PdfLine]:
     for l in sorted(lines, key=lambda l: (l.column, -round(l.y0), l.x0)):
         p = out[-1] if out else None
         if p and p.column == l.column and abs(p.y0 - l.y0) < 0.4 * min(p.size, l.size) and l.x0 >= p.x1 - 1:
-            out[-1] = replace(p, text=f"{p.text} {l.text}", x1=l.x1, y1=max(p.y1, l.y1), size=max(p.size, l.size), bold=p.bold and l.bold)
+            one = p.cells and l.cells and not _cell_gap(l.x0 - p.x1, p.cells[-1][2], min(p.size, l.size))  # one cell across the gap
+            cells = p.cells[:-1] + ((p.cells[-1][0], l.cells[0][1], f"{p.cells[-1][2]} {l.cells[0][2]}"),) + l.cells[1:] if one else p.cells + l.cells
+            out[-1] = replace(p, text=f"{p.text} {l.text}", x1=l.x1, y1=max(p.y1, l.y1), size=max(p.size, l.size), bold=p.bold and l.bold, cells=cells)
         else: out.append(l)
     return out
 
@@ -203,8 +227,10 @@ def keep_hyphen(head: str, # the letters before the hyphen at the line end
     h, t = head.lower(), tail.lower()
     if h + t in vocab: return False  # the document writes the word whole elsewhere
     if f"{h}-{t}" in vocab: return True  # ... or with its hyphen
-    if h + t in (english_words() if words is None else words): return False  # an English word: more-over, be-long
-    if h in vocab and t in vocab: return True  # two words of the document: well-suited
+    words = english_words() if words is None else words
+    if h + t in words: return False  # an English word: more-over, be-long
+    if h in vocab and t in vocab: return True  # two words of the document: long-standing
+    if min(words.get(h, 0), words.get(t, 0)) >= 100 and len(t) >= 4: return True  # two English words: well-suited, cross-lingual
     return tail[0].isupper() or any(c.isupper() for c in head[1:])  # BERT-Base, MRF-LDA, NC-value: typesetters split no acronym
 
 def join_lines(texts: Sequence[str], # the lines of one paragraph, in order
@@ -296,6 +322,37 @@ def _wrapped_heading(h: PdfLine, l: PdfLine, edges: dict) -> bool:
     return ((h.page, h.column) == (l.page, l.column) and h.bold and l.bold and abs(h.size - l.size) < 0.6 and
             0 < h.y0 - l.y0 < 1.6 * l.size and h.x1 > edges[(h.page, h.column)].right - 12 * h.size and not _NUMBERED.match(l.text))
 
+def table_rows(lines: list[PdfLine], # lines in reading order
+              ) -> set[int]:
+    """Indexes of the lines that are rows of a table: runs of two or more lines, one below the other on a page, each of two
+    or more cells (`PdfLine.cells`), with a table's caption line among the 6 lines before the run or the 3 after it, in
+    the same column and at most 10 font sizes above or below the run."""
+    out, i, row = set(), 0, [len(l.cells) >= 2 and not CAPTION.match(l.text) for l in lines]
+    def caption_by(k: int, top: PdfLine, bottom: PdfLine) -> bool:
+        c = lines[k]
+        if c.page != top.page or c.column != top.column or not CAPTION.match(c.text) or caption_float(c.text).kind != "table": return False
+        return -c.size < c.y0 - top.y1 < 10 * c.size or -c.size < bottom.y0 - c.y1 < 10 * c.size
+    while i < len(lines):
+        j = i + 1
+        while row[i] and j < len(lines) and row[j] and lines[j].page == lines[i].page and 0 < lines[j - 1].y0 - lines[j].y0 < 3 * lines[j].size: j += 1
+        if row[i] and j - i >= 2 and any(caption_by(k, lines[i], lines[j - 1]) for k in range(max(0, i - 6), min(len(lines), j + 3))):
+            out.update(range(i, j))
+        i = j
+    return out
+
+def table_markdown(rows: list[PdfLine], # a table's rows, top to bottom
+                  ) -> str:
+    "A table's rows as a Markdown pipe table (the first row its header): columns from the row with the most cells, each cell in the column it overlaps most."
+    cols = [(a, b) for a, b, _ in max(rows, key=lambda r: len(r.cells)).cells]
+    grid = []
+    for r in rows:
+        cells = [""] * len(cols)
+        for a, b, t in r.cells:
+            k = max(range(len(cols)), key=lambda i: (min(b, cols[i][1]) - max(a, cols[i][0]), -abs(a + b - cols[i][0] - cols[i][1])))
+            cells[k] = f"{cells[k]} {t}".strip()
+        grid.append(cells)
+    return rows_to_markdown(grid[0], grid[1:])
+
 def _continues_caption(cap: PdfLine, l: PdfLine, edges: dict, pitch: float) -> bool:
     "True if `l` goes on with the caption whose last line is `cap`."
     return abs(l.size - cap.size) < 0.6 and 0 < cap.y0 - l.y0 < 1.5 * l.size and not new_paragraph(cap, l, edges, pitch)
@@ -307,15 +364,21 @@ def segment(lines: list[PdfLine], # lines in reading order, title and margins re
             pitch: float, # the usual distance between baselines
             vocab: set[str] = frozenset(), # the document's `vocabulary` (joins a heading hyphenated across its lines)
            ) -> list[Block]:
-    "Lines cut into blocks: headings, captions, paragraphs, the abstract's start; small print set apart."
+    "Lines cut into blocks: headings, captions, paragraphs, tables' rows, the abstract's start; small print set apart."
     out: list[Block] = []
     last, adjacent = None, False  # the open paragraph's last line; whether nothing was set apart since
-    for l in lines:
+    rows = table_rows(lines)
+    for k, l in enumerate(lines):
         cur = out[-1] if out else None
-        if (m := _ABSTRACT.match(l.text)): out.append(Block("abstract", [l], name=m.group("rest") or "")); last = None
+        if k in rows:  # like a caption, a table is set apart: the paragraph around it goes on
+            if cur and cur.kind == "table" and k - 1 in rows: cur.lines.append(l)
+            else: out.append(Block("table", [l]))
+            adjacent = False
+        elif (m := _ABSTRACT.match(l.text)): out.append(Block("abstract", [l], name=m.group("rest") or "")); last = None
         elif cur and cur.kind == "heading" and _wrapped_heading(cur.lines[-1], l, edges): cur.lines.append(l); cur.name = join_lines([cur.name, l.text], vocab)
         elif (h := heading(l, body, l.x1 < edges[(l.page, l.column)].right - 2 * l.size)): out.append(Block("heading", [l], *h)); last = None
-        elif CAPTION.match(l.text) and (last is None or (last.page, last.column) != (l.page, l.column) or new_paragraph(last, l, edges, pitch, adjacent)):
+        elif CAPTION.match(l.text) and (last is None or cur.kind == "table" or (last.page, last.column) != (l.page, l.column)
+                                        or new_paragraph(last, l, edges, pitch, adjacent)):
             out.append(Block("caption", [l])); adjacent = False
         elif cur and cur.kind == "caption" and _continues_caption(cur.lines[-1], l, edges, pitch): cur.lines.append(l)
         elif l.size < 0.85 * body: out.append(Block("small", [l])); adjacent = False
@@ -369,12 +432,15 @@ _APPENDIX = re.compile(r"^(appendix|appendices|supplementary)\b", re.I)
 def assemble(blocks: list[Block], # `segment`'s blocks
              vocab: set[str], # the document's `vocabulary`
             ) -> tuple[str, list[Section], list[Float], list[str]]:
-    "Abstract, sections, floats and reference entries from the blocks; text before the abstract and the first heading is left out."
+    """Abstract, sections, floats and reference entries from the blocks; text before the abstract and the first heading is left
+    out. A table's rows become the body (Markdown) of the nearest table caption on their page."""
     state, abstract, secs, floats, refs, stack = "front", [], [], [], [], []
     text = lambda b: join_lines([l.text for l in b.lines], vocab)
     wait = any(b.kind == "abstract" for b in blocks)  # authors in a large font look like headings: the front lasts to the abstract
-    for b in blocks:
-        if b.kind == "caption": floats.append(caption_float(text(b)))
+    at, tables = {}, []  # block index -> its caption's float index; the table blocks
+    for i, b in enumerate(blocks):
+        if b.kind == "table": tables.append(i)
+        if b.kind == "caption": at[i] = len(floats); floats.append(caption_float(text(b)))
         elif b.kind == "heading" and state == "front" and wait: continue
         elif b.kind == "abstract": state = "abstract"; abstract += [b.name] if b.name else []
         elif b.kind == "heading" and _REFERENCES.match(b.name): state = "references"
@@ -384,6 +450,10 @@ def assemble(blocks: list[Block], # `segment`'s blocks
         elif b.kind == "text" and state == "abstract": abstract.append(text(b))
         elif b.kind == "text" and state == "body": secs[-1] = Section(secs[-1].name, secs[-1].paragraphs + (text(b),))
         elif b.kind in ("text", "small") and state == "references": refs += b.lines
+    for t in tables:  # the caption just after the rows first (ACL sets it below the table), then the one before
+        near = sorted((abs(i - t) - 0.5 * (i > t), i) for i in at if floats[at[i]].kind == "table" and floats[at[i]].body is None
+                      and blocks[i].lines[0].page == blocks[t].lines[0].page)
+        if near: k = at[near[0][1]]; floats[k] = replace(floats[k], body=table_markdown(blocks[t].lines), body_source="pdf")
     return join_lines(abstract, vocab), [s for s in secs if s.paragraphs], floats, split_references(refs)
 
 # %% ../nbs/03b_pdf.ipynb #0f6ad468

@@ -12,6 +12,7 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 from .data import Paper, Float
 from .pdf import CAPTION
+from .tables import split_pipe_row
 
 # %% auto #0
 __all__ = ['LATEX_CHARS', 'typeset_pdf', 'TypesetError', 'latex_settable', 'latex_escape', 'latex_source', 'typeset_latex']
@@ -130,14 +131,25 @@ def latex_escape(text: str) -> str:
 # %% ../nbs/03c_typeset.ipynb #b745b542
 _LEVELS = ("section", "subsection", "subsubsection", "paragraph")
 
+def _latex_tabular(body: str) -> str:
+    "A Markdown pipe table as a `tabular` between rules, its first row the header, shrunk to the column's width when wider."
+    rows = [c for c in map(split_pipe_row, body.splitlines()) if any(c) and not all(re.fullmatch(r":?-{3,}:?", x) for x in c if x)]
+    n = max(map(len, rows))
+    row = lambda cs: " & ".join(latex_escape(c) for c in cs + [""] * (n - len(cs))) + r" \\"
+    return (r"{\centering\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{\begin{tabular}{" + "l" * n + "}\n\\hline\n"
+            + "\n".join([row(rows[0]), r"\hline", *map(row, rows[1:]), r"\hline"]) + "\n\\end{tabular}}\\par}")
+
 def _latex_float(f: Float) -> str:
-    "A figure (an empty box, caption below) or table (caption above) with its own number, floated to the top or bottom of a column."
+    """A figure (an empty box, caption below), a table with a body (its `tabular`, caption below, as ACL papers set them) or
+    a table without one (caption above a box), with its own number, floated to the top or bottom of a column."""
     env, text = ("table" if f.kind == "table" else "figure"), re.sub(r"\s+", " ", f.caption).strip()
     own = re.match(rf"^{'Table' if f.kind == 'table' else 'Figure'} (\d+): (.*)$", text)
     if own: cap = rf"\setcounter{{{env}}}{{{int(own.group(1)) - 1}}}\caption{{{latex_escape(own.group(2))}}}"
     else: cap = r"{\small\noindent " + latex_escape(text if CAPTION.match(text) else f"{f.label}: {text}") + r"\par}"  # Table 1. / TABLE IV
     box = r"{\centering\fbox{\rule{0pt}{1.5cm}\rule{0.9\linewidth}{0pt}}\par}"
-    return "\n".join([rf"\begin{{{env}}}[tb]", *([box, r"\medskip", cap] if env == "figure" else [cap, r"\medskip", box]), rf"\end{{{env}}}"])
+    below = env == "figure" or bool(f.body)
+    if env == "table" and f.body: box = _latex_tabular(f.body)
+    return "\n".join([rf"\begin{{{env}}}[tb]", *([box, r"\medskip", cap] if below else [cap, r"\medskip", box]), rf"\end{{{env}}}"])
 
 def latex_source(paper: Paper, # the paper to lay out
                  references: Sequence[str] = (), # entries of the reference list (none: no list)
@@ -146,7 +158,7 @@ def latex_source(paper: Paper, # the paper to lay out
     "The paper as a two-column LaTeX document; floats follow the paragraph that first cites them, as in `typeset_pdf`."
     hdr = paper.title[:60] if header is None else header
     out = [r"\documentclass[10pt,twocolumn]{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage[T1]{fontenc}",
-           r"\usepackage{lmodern}", r"\usepackage{textcomp}", r"\usepackage[letterpaper,margin=0.75in]{geometry}",
+           r"\usepackage{lmodern}", r"\usepackage{textcomp}", r"\usepackage{graphicx}", r"\usepackage[letterpaper,margin=0.75in]{geometry}",
            r"\pagestyle{myheadings}" if hdr else "", rf"\markright{{{latex_escape(hdr)}}}" if hdr else "",
            rf"\title{{{latex_escape(paper.title)}}}", r"\author{}", r"\date{}", r"\begin{document}", r"\maketitle",
            r"\begin{abstract}", latex_escape(paper.abstract), r"\end{abstract}"]
