@@ -1,13 +1,19 @@
-"""PDF round trip on the shared QASPER papers: each paper typeset as a two-column PDF (qasper_rag.typeset.typeset_pdf),
-read back with load_pdf, and compared with its JSON: how much gold evidence comes back as a paragraph, and the
-evidence recall of retrieval on PDF-derived chunks against JSON-derived chunks for the same questions.
+"""PDF round trip on the shared QASPER papers: each paper typeset as a two-column PDF, read back with load_pdf, and
+compared with its JSON: how much gold evidence comes back as a paragraph, and the evidence recall of retrieval on
+PDF-derived chunks against JSON-derived chunks for the same questions.
 
 A plain script: it prints numbers and checks nothing. Run from the project root:
 
-    .venv/bin/python benchmarks/pdf_roundtrip.py [--config offline-2k] [--cache DIR] [--font FILE] [--limit N]
+    .venv/bin/python benchmarks/pdf_roundtrip.py [--typesetter latex|reportlab] [--out FILE.json] [--config offline-2k]
+                                                [--cache DIR] [--font FILE] [--limit N] [--no-recall]
 
-The PDFs go to a temporary folder (the shared data is never copied into the repository). The font defaults to
-Debian's DejaVu Serif when it is installed, else Times (Latin-1 only); text a font cannot draw is lost in the
+Two typesetters: `latex` (qasper_rag.typeset.typeset_latex: pdflatex, as real papers are made: TeX's hyphenation,
+floats at the tops of columns, headers on the page number's line; `make tex-deps`) and `reportlab`
+(typeset_pdf: hyphenates far more often, keeps floats beside the paragraph citing them). --out adds this
+typesetter's numbers to a JSON file (one key per typesetter), which the README's sentence is generated from.
+The PDFs go to a temporary folder (the shared data is never copied into the repository). reportlab's font defaults
+to Debian's DejaVu Serif when it is installed, else Times (Latin-1 only); LaTeX sets Latin Modern (T1) and prints
+`?` for what it cannot set (CJK, Greek, mathematical symbols). Text a typesetter cannot draw is lost in the
 typesetting, not in the reading, and is counted apart. Evidence maps onto chunks as for JSON papers (ChunkedPaper:
 an evidence string must equal a paragraph after white-space normalisation), so (a) says how often that holds; (b) is
 also reported with each gold string re-anchored to the PDF paragraph or caption it matches with token F1 >= 0.9, which
@@ -15,14 +21,15 @@ separates retrieval on PDF-derived chunks from the exact-string mapping of the e
 By default the vector cache is a fresh temporary folder; pass `--cache` a copy of data/cache to reuse vectors.
 """
 from __future__ import annotations
-import argparse, platform, statistics, tempfile, time
+import argparse, json, platform, statistics, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 from qasper_rag.chunking import norm_ws
-from qasper_rag.data import FLOAT_PREFIX, Paper, QasperCorpus, load_path, shared_data_dir
+from qasper_rag.cli import load_corpus
+from qasper_rag.data import FLOAT_PREFIX, Paper, QasperCorpus, shared_data_dir
 from qasper_rag.metrics import token_f1
 from qasper_rag.pdf import parse_pdf
-from qasper_rag.typeset import typeset_pdf
+from qasper_rag.typeset import latex_settable, typeset_latex, typeset_pdf
 from qasper_rag.recall import measure_recall
 from qasper_rag.retrieval import Retriever
 
@@ -39,18 +46,21 @@ def drawable(font: Path | None):
     return lambda t: all(c.isspace() or ord(c) in cmap for c in t)
 
 
-def round_trip(corpus: QasperCorpus, folder: Path, font: Path | None) -> tuple[list[Paper], dict]:
+def round_trip(corpus: QasperCorpus, folder: Path, font: Path | None, typesetter: str = "reportlab") -> tuple[list[Paper], dict]:
     "Every paper typeset and read back (with the JSON paper's questions attached), and timings."
     out, t_set, t_read, pages = [], [], [], []
     for p in corpus:
-        t = time.perf_counter(); pdf = typeset_pdf(p, folder/f"{p.id}.pdf", references=REFERENCES, font=font); t_set.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        if typesetter == "latex": pdf = typeset_latex(p, folder/f"{p.id}.pdf", references=REFERENCES)
+        else: pdf = typeset_pdf(p, folder/f"{p.id}.pdf", references=REFERENCES, font=font)
+        t_set.append(time.perf_counter() - t)
         t = time.perf_counter(); r = parse_pdf(pdf, p.id); t_read.append(time.perf_counter() - t)
         pages.append(len(r.columns))
         out.append(replace(r.paper, questions=p.questions, split=p.split))
-    return out, {"typeset_s": statistics.median(t_set), "read_s": statistics.median(t_read), "pages": sum(pages)}
+    return out, {"typeset_s": round(statistics.median(t_set), 3), "read_s": round(statistics.median(t_read), 3), "pages": sum(pages)}
 
 
-def structure(gold: list[Paper], read: list[Paper]) -> None:
+def structure(gold: list[Paper], read: list[Paper]) -> dict:
     "Title, abstract, section names, paragraphs and captions recovered exactly (after white-space normalisation)."
     n = len(gold)
     title = sum(norm_ws(g.title) == r.title for g, r in zip(gold, read))
@@ -58,12 +68,18 @@ def structure(gold: list[Paper], read: list[Paper]) -> None:
     names = sum([norm_ws(s.name) for s in g.sections if any(x.strip() for x in s.paragraphs)] == [s.name for s in r.sections] for g, r in zip(gold, read))
     paras = [(norm_ws(x), {norm_ws(y) for _, _, y in r.paragraphs}) for g, r in zip(gold, read) for _, _, x in g.paragraphs if x.strip()]
     caps = [(norm_ws(f.caption), {norm_ws(c.caption) for c in r.floats}) for g, r in zip(gold, read) for f in g.floats]
-    print(f"papers {n}: title exact {title}/{n}, abstract exact {abstract}/{n}, section names in order {names}/{n}")
+    bodies = [(f.body, {c.caption: c.body for c in r.floats}.get(f.caption)) for g, r in zip(gold, read) for f in g.floats if f.body]
+    print(f"papers {n}: title exact {title}/{n}, abstract exact {abstract}/{n}, section names in order {names}/{n}; "
+          f"table bodies (Markdown) exact {sum(b == x for b, x in bodies)}/{len(bodies)}, found {sum(x is not None for _, x in bodies)}")
     print(f"all paragraphs exact {sum(x in s for x, s in paras)}/{len(paras)} ({sum(x in s for x, s in paras) / len(paras):.3f}); "
           f"captions exact {sum(c in s for c, s in caps)}/{len(caps)}")
+    return {"papers": n, "title_exact": title, "abstract_exact": abstract, "section_names_in_order": names,
+            "paragraphs": len(paras), "paragraphs_exact": sum(x in s for x, s in paras), "captions": len(caps), "captions_exact": sum(c in s for c, s in caps),
+            "table_bodies": len(bodies), "table_bodies_exact": sum(b == x for b, x in bodies), "table_bodies_found": sum(x is not None for _, x in bodies),
+            "tables_found_without_body": sum(1 for G, R in zip(gold, read) for c in R.floats if c.body and not any(g.caption == c.caption and g.body for g in G.floats))}
 
 
-def evidence(gold: list[Paper], read: list[Paper], can_draw) -> None:
+def evidence(gold: list[Paper], read: list[Paper], can_draw) -> dict:
     "(a): gold text evidence found as a paragraph (or the abstract) of the PDF-derived paper, exactly and with token F1 >= 0.9."
     from qasper_rag.chunking import ChunkedPaper
     rows = []
@@ -87,6 +103,8 @@ def evidence(gold: list[Paper], read: list[Paper], can_draw) -> None:
     drawn = [r for r in text if r[3]]
     print(f"    of the {len(drawn)} the font can draw entirely: exact {sum(r[1] for r in drawn)}/{len(drawn)} = "
           f"{sum(r[1] for r in drawn) / max(1, len(drawn)):.3f}; F1 >= 0.9 {sum(r[2] >= 0.9 for r in drawn)}/{len(drawn)}")
+    return {"evidence_paragraphs": n, "exact": exact, "f1_09": f1, "exact_ignoring_hyphens": sum(r[4] for r in text),
+            "drawable": len(drawn), "drawable_exact": sum(r[1] for r in drawn)}
 
 
 def reanchor(pdf: Paper) -> Paper:
@@ -102,7 +120,7 @@ def reanchor(pdf: Paper) -> Paper:
     return replace(pdf, questions=qs)
 
 
-def recall(gold: list[Paper], read: list[Paper], config: str, cache: str) -> None:
+def recall(gold: list[Paper], read: list[Paper], config: str, cache: str) -> dict:
     "(b): evidence recall of the same retrieval on JSON-derived and on PDF-derived chunks (gold evidence mapped exactly, then re-anchored)."
     res = {}
     for name, papers in (("json", gold), ("pdf", read), ("pdf re-anchored", [reanchor(p) for p in read])):
@@ -115,26 +133,37 @@ def recall(gold: list[Paper], read: list[Paper], config: str, cache: str) -> Non
     j, p, q = (res[k]["evidence_recall"]["all"] for k in ("json", "pdf", "pdf re-anchored"))
     print(f"    PDF / JSON evidence recall: {p / j:.3f} with exact evidence mapping, {q / j:.3f} re-anchored (goal >= 0.95)")
     for b in res["json"]["curve"]: print(f"    at {b} tokens: " + ", ".join(f"{k} {r['curve'][b]['all']}" for k, r in res.items()))
+    return {"config": config, "n": res["json"]["n"]["all"], "json": j, "pdf": p, "pdf_reanchored": q,
+            "ratio": round(p / j, 3), "ratio_reanchored": round(q / j, 3)}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--typesetter", choices=("latex", "reportlab"), default="latex", help="pdflatex (default) or reportlab")
+    ap.add_argument("--out", help="add this typesetter's numbers to this JSON file")
     ap.add_argument("--config", default="offline-2k", help="retrieval preset (default: offline-2k)")
     ap.add_argument("--cache", help="vector cache folder (default: a fresh temporary folder)")
-    ap.add_argument("--font", help=f"TrueType font for typesetting (default: {DEJAVU} when present, else Times)")
+    ap.add_argument("--font", help=f"reportlab's TrueType font (default: {DEJAVU} when present, else Times)")
     ap.add_argument("--limit", type=int, help="only the first N papers")
+    ap.add_argument("--no-recall", action="store_true", help="structure and evidence paragraphs only (no retrieval)")
     a = ap.parse_args()
     font = Path(a.font) if a.font else DEJAVU if DEJAVU.exists() else None
-    corpus = load_path(shared_data_dir()/"original_format")
+    corpus, _ = load_corpus(str(shared_data_dir()/"original_format"))  # with the table bodies the shared data has, as the CLI loads it
     corpus = QasperCorpus(list(corpus)[:a.limit], corpus.source)
-    print(f"python {platform.python_version()} | {len(corpus)} papers, {len(corpus.questions())} questions | font {font or 'Times (Latin-1)'}")
+    what = "pdflatex, Latin Modern (T1)" if a.typesetter == "latex" else f"reportlab, font {font or 'Times (Latin-1)'}"
+    print(f"python {platform.python_version()} | {len(corpus)} papers, {len(corpus.questions())} questions | {what}")
     with tempfile.TemporaryDirectory() as tmp:
         gold = list(corpus)
-        read, t = round_trip(corpus, Path(tmp), font)
+        read, t = round_trip(corpus, Path(tmp), font, a.typesetter)
         print(f"{t['pages']} pages; per paper median typeset {t['typeset_s']:.2f} s, read {t['read_s']:.2f} s")
-        structure(gold, read)
-        evidence(gold, read, drawable(font))
-        recall(gold, read, a.config, a.cache or str(Path(tmp)/"cache"))
+        res = {"typesetter": what, **t, "structure": structure(gold, read),
+               "evidence": evidence(gold, read, latex_settable if a.typesetter == "latex" else drawable(font))}
+        if not a.no_recall: res["recall"] = recall(gold, read, a.config, a.cache or str(Path(tmp)/"cache"))
+    if a.out:
+        out = Path(a.out); done = json.loads(out.read_text()) if out.exists() else {}
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({**done, a.typesetter: res}, indent=1) + "\n")
+        print(f"written: {out} ({a.typesetter})")
 
 
 if __name__ == "__main__":

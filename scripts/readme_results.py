@@ -150,3 +150,28 @@ if rec.is_file() and man.is_file():
     else: new = readme.replace("\n## Speed (", "\n" + text + "\n## Speed (")
     Path('README.md').write_text(new)
     print(text)
+
+# the PDF round-trip sentence, from reports/library/pdf_roundtrip.json (benchmarks/pdf_roundtrip.py --out, one key per typesetter)
+rt = Path('reports/library/pdf_roundtrip.json')
+if rt.is_file():
+    T = json.loads(rt.read_text())
+    def said(r, how):
+        s, e = r['structure'], r['evidence']
+        out = (f"{how}: {e['exact']} of {e['evidence_paragraphs']} gold evidence paragraphs come back exactly ({e['exact'] / e['evidence_paragraphs']:.1%}) "
+               f"and {e['f1_09']} with token F1 >= 0.9, {s['paragraphs_exact']} of {s['paragraphs']} paragraphs and {s['captions_exact']} of "
+               f"{s['captions']} captions exactly" + (f", {s['table_bodies_exact']} of {s['table_bodies']} table bodies as the same Markdown"
+                                                      if how.startswith("typeset by pdflatex") and s.get('table_bodies') else ""))
+        if 'recall' in r:
+            c = r['recall']
+            out += (f"; evidence recall on the PDF-derived chunks is {c['ratio']:.3f} of that on the JSON-derived ones ({c['pdf']} vs {c['json']}, "
+                    f"`{c['config']}`, n={c['n']}; {c['ratio_reanchored']:.3f} with each gold string re-anchored to its PDF paragraph)")
+        return out
+    parts = [said(T[k], how) for k, how in (("latex", "typeset by pdflatex (TeX's hyphenation, floats at the tops of columns)"),
+                                            ("reportlab", "typeset by reportlab (far more hyphenation)")) if k in T]
+    n = next(iter(T.values()))['structure']['papers']
+    text = (f"On the {n} shared papers typeset as two-column PDFs and read back (`benchmarks/pdf_roundtrip.py --out "
+            f"reports/library/pdf_roundtrip.json`), " + "; ".join(parts) + ".\n")
+    readme = Path('README.md').read_text()
+    new = re.sub(r"On the \d+ shared papers typeset as two-column PDFs.*?\n(?=A paper's LaTeX source)", text, readme, flags=re.S)
+    Path('README.md').write_text(new)
+    print(text)

@@ -76,8 +76,11 @@ def test_bench_page_reads_well_offline(browser):
 
 
 def test_library_page_reads_well_offline(browser):
-    "The committed library page (`make library`) reads as the report pages do: its routing table and figure."
+    "The committed library page (`make library`) reads as the report pages do: its routing table and figure, and the PDF round trip."
     _check_page(browser, LIBRARY / "library.html", "library")
+    text = browser.execute_script("return document.body.innerText")
+    for want in ("Papers read from PDFs", "pdflatex, Latin Modern (T1)", "recall ratio", "table bodies"):
+        assert want in text, f"library: {want!r} is not shown (benchmarks/pdf_roundtrip.py --out reports/library/pdf_roundtrip.json, then re-render)"
     assert browser.execute_script("return document.images.length") >= 1
     text = browser.find_element("tag name", "body").text
     assert "routed first" in text and "open-domain: in context" in text and "Findings" in text
