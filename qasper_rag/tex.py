@@ -22,10 +22,12 @@ class TexError(ValueError):
     "A LaTeX source that `load_tex` cannot read; the message says why and what to do."
 
 class _Folder(Mapping):
-    "The text files under a folder, read when asked for; iterating lists its `.tex` files."
+    "The text files under a folder (never outside it: `\\input{../x}` finds nothing), read when asked for; iterating lists its `.tex` files."
     def __init__(self, root: Path): self.root = root
     def __contains__(self, name) -> bool:
-        return isinstance(name, str) and not name.lower().endswith(_BINARY) and (self.root / name).is_file()
+        if not isinstance(name, str) or name.lower().endswith(_BINARY): return False
+        f = (self.root / name).resolve()
+        return f.is_relative_to(self.root.resolve()) and f.is_file()
     def __getitem__(self, name: str) -> str:
         if name not in self or (t := _text((self.root / name).read_bytes())) is None: raise KeyError(name)
         return t
