@@ -251,7 +251,8 @@ def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
         bar.update(1); bar.set_postfix_str(f"{line.seconds:.0f} s/q")
     bar.close()
     if reference_labels and judge is not None: check_reference_labels(run, judge, reference_labels, settings.get("data"), progress)
-    return finish_run(out, corpus, labels=labels, wall_s=time.perf_counter() - t_start)
+    # a session counts when it answered something: re-rendering a finished run's pages is no session of the run
+    return finish_run(out, corpus, labels=labels, wall_s=time.perf_counter() - t_start if todo else None)
 
 def question_groups(data: str | Path | None) -> dict[str, str]:
     "Question id -> the name of the QASPER file that holds it (a folder's files, e.g. the shared train and test papers)."
