@@ -126,7 +126,8 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
                    plain: Mapping[str, Mapping] | None = None, # `plain_short_answers`' replies (None: no replay)
                    passages_of: Callable[[Mapping], tuple[list, str]] | None = None, # `run_passages` (None: agree against the cited passages only)
                   ) -> dict[str, dict[str, str]]:
-    "Variant name -> question id -> short answer: run, before agreement, and with a replay plain baseline, plain + agreement."
+    """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
+    and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if)."""
     recs = {l["question_id"]: l["record"] for l in lines}
     out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
            "before agreement": {q: ((r.get("verification") or {}).get("short_answer") or {}).get("before") or r.get("short_answer") or ""
@@ -135,4 +136,6 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
         out["plain baseline"] = {q: d["short"] for q, d in plain.items() if q in recs}
         sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else None
         out["plain + agreement"] = {q: agreed_with_record(d["short"], recs[q], sent(recs[q])) for q, d in plain.items() if q in recs}
+        out["run + plain's Unanswerable"] = {q: "Unanswerable" if short_answer_type(d["short"], []) == "unanswerable" else out["run"][q]
+                                             for q, d in plain.items() if q in recs}
     return out

@@ -41,12 +41,13 @@ if sa.is_file():
     text += ("Short answers by the question's type are on the evaluation page (`short_answers.json`); on the train papers Answer-F1 by type: "
              + ", ".join(f"{r['type']} {r['run']:.3f} (n={r['n']})" for r in S['rows'] if r['group'] == 'qasper-train-sample10' and r['type'] != 'all') + ".")
     if S.get('plain_rows'):
-        parts = []
+        parts, WHATIF = [], "run + plain's Unanswerable"
         for g, name in (('qasper-train-sample10', 'train papers'), ('qasper-test-sample47-1q', 'test papers')):
             r, whole = at(S['plain_rows'], g), at(S['rows'], g)
             if r and whole and r['n'] == whole['n']:
                 parts.append(f"on the {name} (n={r['n']}) the run {ci(r, 'run')}, the plain baseline {ci(r, 'plain baseline')}, "
-                             f"the baseline made to agree with the verified answer {ci(r, 'plain + agreement')}")
+                             f"the baseline made to agree with the verified answer {ci(r, 'plain + agreement')}"
+                             + (f", the run's answer made Unanswerable where the plain call said so (a what-if) {ci(r, WHATIF)}" if WHATIF in r else ""))
             elif whole: parts.append(f"the {name}' replay is not finished ({r['n'] if r else 0} of {whole['n']} questions; `make short-baseline` resumes it)")
         text += (f" A plain retrieve-and-prompt baseline on the same passages (`make short-baseline`, replayed for {S['replayed']} of {S['n']} "
                  "questions): " + "; ".join(parts) + ".")
