@@ -12,7 +12,7 @@ from typing import Sequence
 from xml.sax.saxutils import escape
 from .data import Paper, Float
 from .pdf import CAPTION
-from .tables import split_pipe_row
+from .tables import parse_markdown_tables
 
 # %% auto #0
 __all__ = ['LATEX_CHARS', 'typeset_pdf', 'TypesetError', 'latex_settable', 'latex_escape', 'latex_source', 'typeset_latex']
@@ -48,18 +48,28 @@ def _styles(font: str | Path | None, hyphenate: bool) -> dict:
                 ref=S("ref", fontName=reg, fontSize=9, leading=11, leftIndent=10, firstLineIndent=-10, spaceAfter=3),
                 header=reg)
 
-def _headings(names: list[str]) -> list[list[str]]:
-    "For each section name (`A ::: B`), the numbered headings it opens: its own and those of parents not open yet."
-    out, num, open_ = [], [], []
+def _opened(names: list[str]) -> list[list[tuple[int, str]]]:
+    "For each section name (`A ::: B`), the (depth, name) of the headings it opens: its own and those of parents not open yet."
+    out, open_ = [], []
     for name in names:
         parts = name.split(" ::: ")
         k = next((i for i, (a, b) in enumerate(zip(parts, open_)) if a != b), min(len(parts), len(open_)))
-        k, hs = min(k, len(parts) - 1), []  # the same name again is a new section at its level
-        for d in range(k, len(parts)):
-            num = num[:d + 1] + [0] * (d + 1 - len(num)); num[d] += 1
-            hs.append(f"{'.'.join(map(str, num))} {parts[d]}")
-        out.append(hs); open_ = parts
+        out.append([(d, parts[d]) for d in range(min(k, len(parts) - 1), len(parts))]); open_ = parts  # the same name again is a new section at its level
     return out
+
+def _headings(names: list[str]) -> list[list[str]]:
+    "For each section name (`A ::: B`), the numbered headings it opens: its own and those of parents not open yet."
+    out, num = [], []
+    for opened in _opened(names):
+        out.append([])
+        for d, name in opened:
+            num = num[:d + 1] + [0] * (d + 1 - len(num)); num[d] += 1
+            out[-1].append(f"{'.'.join(map(str, num))} {name}")
+    return out
+
+def _cited(para: str, floats: list[Float]) -> list[Float]:
+    "The floats that `para` cites (`Table 2`, `Figure 3`): a typesetter places them after it."
+    return [f for f in floats if f.number is not None and re.search(rf"\b{f.kind.title()}\s+{f.number}\b", para)]
 
 # %% ../nbs/03c_typeset.ipynb #cbd1c5c6
 def _story(paper: Paper, st: dict, references: Sequence[str], width: float) -> list:
@@ -76,7 +86,7 @@ def _story(paper: Paper, st: dict, references: Sequence[str], width: float) -> l
         out += [P(h, "h") for h in hs]
         for para in sec.paragraphs:
             out.append(P(para, "p"))
-            cited = [f for f in floats if f.number is not None and re.search(rf"\b{f.kind.title()}\s+{f.number}\b", para)]
+            cited = _cited(para, floats)
             out += [flt(f) for f in cited]; floats = [f for f in floats if f not in cited]
     out += [flt(f) for f in floats]
     return out + ([P("References", "h")] + [P(r, "ref") for r in references] if references else [])
@@ -133,7 +143,8 @@ _LEVELS = ("section", "subsection", "subsubsection", "paragraph")
 
 def _latex_tabular(body: str) -> str:
     "A Markdown pipe table as a `tabular` between rules, its first row the header, shrunk to the column's width when wider."
-    rows = [c for c in map(split_pipe_row, body.splitlines()) if any(c) and not all(re.fullmatch(r":?-{3,}:?", x) for x in c if x)]
+    _, header, body_rows = parse_markdown_tables(body)[0]
+    rows = [header, *body_rows]
     n = max(map(len, rows))
     row = lambda cs: " & ".join(latex_escape(c) for c in cs + [""] * (n - len(cs))) + r" \\"
     return (r"{\centering\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{\begin{tabular}{" + "l" * n + "}\n\\hline\n"
@@ -162,15 +173,12 @@ def latex_source(paper: Paper, # the paper to lay out
            r"\pagestyle{myheadings}" if hdr else "", rf"\markright{{{latex_escape(hdr)}}}" if hdr else "",
            rf"\title{{{latex_escape(paper.title)}}}", r"\author{}", r"\date{}", r"\begin{document}", r"\maketitle",
            r"\begin{abstract}", latex_escape(paper.abstract), r"\end{abstract}"]
-    floats, opened = list(paper.floats), []
-    for sec in paper.sections:
-        parts = sec.name.split(" ::: ")
-        k = next((i for i, (a, b) in enumerate(zip(parts, opened)) if a != b), min(len(parts), len(opened)))
-        out += [rf"\{_LEVELS[min(d, len(_LEVELS) - 1)]}{{{latex_escape(parts[d])}}}" for d in range(min(k, len(parts) - 1), len(parts))]
-        opened = parts
+    floats = list(paper.floats)
+    for sec, opened in zip(paper.sections, _opened([s.name for s in paper.sections])):
+        out += [rf"\{_LEVELS[min(d, len(_LEVELS) - 1)]}{{{latex_escape(name)}}}" for d, name in opened]
         for para in sec.paragraphs:
             out += ["", latex_escape(para), ""]
-            cited = [f for f in floats if f.number is not None and re.search(rf"\b{f.kind.title()}\s+{f.number}\b", para)]
+            cited = _cited(para, floats)
             out += [_latex_float(f) for f in cited]; floats = [f for f in floats if f not in cited]
     out += [_latex_float(f) for f in floats]
     if references: out += [r"\begin{thebibliography}{99}", *(rf"\bibitem{{r{i}}} {latex_escape(r)}" for i, r in enumerate(references)), r"\end{thebibliography}"]
