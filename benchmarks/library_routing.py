@@ -3,7 +3,8 @@
 does. Printed and written (--out, JSON): right paper first / among the first 3 and 5, the share of confident routes
 and how often they are right, by file (the 10 train papers, the 47 test papers) and overall; beside it, the
 open-domain baseline: how often the right paper is among the passages of `scope="corpus"` retrieval at the same
-budget, and how often it holds the first passage. --page renders the library page beside the JSON.
+budget, and how often it holds the first passage; and retrieval inside the first 1, 2, 3 routed papers at that budget
+(`routed_context_report`), as `ask --library` does for an ambiguous route. --page renders the library page beside the JSON.
 
 A plain script: it prints numbers and checks nothing. Run from the project root (`make library`):
 
@@ -33,6 +34,9 @@ def main():
         print(f"{g}: n={s['n']} routed first {s['first']}, top3 {s['top3']}, top5 {s['top5']}; confident ({ROUTE_VOTES}+ of 4 agree) "
               f"{s['confident']} (n={s['n_confident']}), right when confident {s['right_when_confident']} | open-domain at {a.budget} tokens: "
               f"right paper in context {b['right_paper_in_context']}, first passage {b['right_paper_first']}, {b['papers_in_context_mean']} papers in context")
+        c = m["routed_context"]["by_group"].get(g, m["routed_context"]["all"])
+        print("  retrieval inside the routed papers: right paper in context " + ", ".join(f"first {k}: {c[f'right_paper_in_context_{k}']}"
+              for k in m["routed_context"]["papers"]) + f"; as ask --library does: {c['right_paper_in_context_asked']} ({c['papers_in_context_mean_asked']} papers)")
     if a.out:
         out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(m, indent=1) + "\n")

@@ -222,7 +222,8 @@ def print_answer(r, # an `AnswerRecord`
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
     for p in r.passages:
         pid = p["chunk_id"].rsplit(":", 1)[0]
-        w(f"\n[Doc {p['doc']}] " + (f"{papers.get(pid, pid)} ({p['chunk_id']}) § {p['section']}" if papers else f"{p['chunk_id']} § {p['section']}"))
+        sec = p["section"].removeprefix(f"{papers.get(pid, pid)} / ") if papers else p["section"]  # a multi-paper answer's sections name their paper
+        w(f"\n[Doc {p['doc']}] " + (f"{papers.get(pid, pid)} ({p['chunk_id']}) § {sec}" if papers else f"{p['chunk_id']} § {sec}"))
         w(textwrap.indent(textwrap.fill(p["text"], width - 4), "    "))
     t = r.timings
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
@@ -560,7 +561,7 @@ def _library_args(p: argparse.ArgumentParser):
 def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, and `--paper` inside it)
                 question: str, # the question
                ) -> int:
-    "`ask --library`: route to a paper (or take `--paper`), answer from it, name the paper of each cited passage."
+    "`ask --library`: route to papers (or take `--paper`), answer from the first (the first three for an ambiguous route), name the paper of each cited passage."
     from qasper_rag.library import Library, LibraryAnswerer, library_answer_dict
     if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
     lib = Library(a.library)
@@ -569,10 +570,11 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     la = LibraryAnswerer(lib, make_answerer(answer_settings(a), cache_dir=lib.cache_dir))
     rec, route = la.ask(question, a.paper)
     if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
-    title = lib.manifest["papers"][rec.paper_id]["title"]
+    titles = {i: m["title"] for i, m in lib.manifest["papers"].items()}
     how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
-    print(f"from: {title} ({rec.paper_id}; {how})\n")
-    print_answer(rec, papers={rec.paper_id: title})
+    cited = [i for i in dict.fromkeys(p["chunk_id"].rsplit(":", 1)[0] for p in rec.passages) if i in titles] or [rec.paper_id]
+    print("from: " + "; ".join(f"{titles[i]} ({i})" for i in cited) + f" [{how}]\n")  # the papers of the cited passages
+    print_answer(rec, papers=titles)
     return 1 if rec.failed else 0
 
 # %% ../nbs/90_cli.ipynb #b4c04ad0

@@ -15,10 +15,10 @@ from fastcore.basics import patch
 from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError
 
 # %% auto #0
-__all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LibraryError', 'paper_to_dict', 'paper_from_dict', 'source_kind',
-           'expand_sources', 'source_hash', 'read_source', 'paper_stats', 'Added', 'Library', 'Route', 'Router',
-           'ambiguity_notice', 'LibraryAnswerer', 'library_answer_dict', 'routing_report', 'open_domain_report',
-           'measure_library']
+__all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
+           'paper_from_dict', 'source_kind', 'expand_sources', 'source_hash', 'read_source', 'paper_stats', 'Added',
+           'Library', 'Route', 'Router', 'ambiguity_notice', 'RoutedChunks', 'routed_retrieval', 'LibraryAnswerer',
+           'library_answer_dict', 'routing_report', 'open_domain_report', 'routed_context_report', 'measure_library']
 
 # %% ../nbs/19_library.ipynb #0bfcf952
 FORMAT = 1  # the library folder's format (manifest["format"])
@@ -316,19 +316,76 @@ def router(self: Library, config=None, # a retrieval preset or `RetrievalConfig`
 def ambiguity_notice(route: Route, # the question's route (ambiguous)
                      titles: dict[str, str], # paper id -> title
                      k: int = 3, # candidates named
+                     answered: int = 1, # how many of them the answer's passages come from (the first `answered`)
                     ) -> str:
     "What the reader is told when the question could be about several papers."
-    others = "; ".join(f"{titles.get(p, p)} ({p})" for p in route.candidates(k)[1:])
-    return (f"The question could be about several papers of the library; answered from {titles.get(route.best, route.best)} "
-            f"({route.best}), the closest match. Other candidates: {others}. Ask with --paper ID to choose one.")
+    name = lambda p: f"{titles.get(p, p)} ({p})"
+    if answered > 1:
+        return (f"The question could be about several papers of the library; answered from passages of the {answered} closest: "
+                f"{'; '.join(name(p) for p in route.candidates(answered))}. Each passage names its paper. Ask with --paper ID to choose one.")
+    others = "; ".join(name(p) for p in route.candidates(k)[1:])
+    return (f"The question could be about several papers of the library; answered from {name(route.best)}, the closest match. "
+            f"Other candidates: {others}. Ask with --paper ID to choose one.")
+
+LIBRARY_PAPERS = 3  # papers an ambiguous route answers from
+FIRST_TURNS = 3  # passages the best routed paper gives per passage of each other paper (chosen on the train papers)
+
+class RoutedChunks:
+    "The chunks of several papers by id (a multi-paper `Retrieval.chunked`); evidence strings come from each chunk's own paper."
+    def __init__(self, chunked: Sequence, # `ChunkedPaper`s, best routed first
+                 titled: bool = True, # each chunk's section names its paper: `Title / Section`
+                ):
+        self.papers = list(chunked)
+        self.paper = self.papers[0].paper
+        self._of = {c.id: cp for cp in self.papers for c in cp.chunks}
+        name = lambda cp, c: dataclasses.replace(c, section=f"{cp.paper.title.strip() or cp.paper.id} / {c.section}") if titled else c
+        self.by_id = {c.id: name(cp, c) for cp in self.papers for c in cp.chunks}
+        self.order = {c.id: (k, j) for k, cp in enumerate(self.papers) for j, c in enumerate(cp.chunks)}  # route order, then position
+
+    def paper_of(self, chunk_id: str) -> str: return self._of[chunk_id].paper.id
+
+    def evidence_strings(self, chunk_ids: Iterable[str]) -> list[str]:
+        "The QASPER evidence strings the chunks cover, each from its own paper, in the chunks' order."
+        return list(dict.fromkeys(s for i in chunk_ids for s in self._of[i].evidence_strings([i])))
+
+def routed_retrieval(retriever, # a retriever searching inside one paper (scope paper)
+                     papers: Sequence[Paper], # the papers to search, best routed first
+                     question: str, # the question
+                     first: int = FIRST_TURNS, # passages the first paper gives per passage of each other paper
+                    ):
+    """Retrieve inside each of `papers` and share one context between them: their final rankings taken in turns (the
+    first paper's best `first` passages, then one of each other paper's, again and again) until the retriever's budget
+    or passage limit is reached; passages ordered by paper, then by position. One paper: its own retrieval, unchanged."""
+    from qasper_rag.retrieval import Retrieval, Ranking
+    from qasper_rag.packing import Context
+    rets = [retriever.retrieve(p, question) for p in papers]
+    if len(rets) == 1: return rets[0]
+    chunks = RoutedChunks([r.chunked for r in rets])
+    cfg, queues = retriever.config, [list(r.stages["final"].ids) for r in rets]
+    turns = [0] * max(1, first) + list(range(1, len(queues)))
+    taken, used, left, turn = [], 0, [], 0
+    while any(queues) and (not cfg.max_passages or len(taken) < cfg.max_passages):
+        q = queues[turns[turn % len(turns)]]; turn += 1
+        if not q: continue
+        cid = q.pop(0); n = chunks.by_id[cid].n_tokens
+        if used + n > cfg.budget: left.append((cid, "budget")); continue
+        taken.append(cid); used += n
+    ids = tuple(sorted(taken, key=chunks.order.get))
+    labels = [l for r in rets for l in r.labels if l.id in set(ids)]
+    final = Ranking.from_pairs([(i, 1.0 / (1 + k)) for k, i in enumerate(taken)])
+    timings = {k: sum(r.timings.get(k, 0.0) for r in rets) for r in rets for k in r.timings}
+    return Retrieval(question, rets[0].paper_id, {"final": final}, labels, [], Context(ids, used, cfg.budget, tuple(left), tuple(taken)),
+                     chunks, timings)
 
 class LibraryAnswerer:
-    "Answers a question across a library: route to a paper, answer from it, name the paper of each citation."
+    "Answers a question across a library: route to papers, answer from the first (or the first few when the route is ambiguous), name the paper of each citation."
     def __init__(self, library: Library, # the library
                  answerer, # an `answer.Answerer` whose retriever searches one paper (scope paper)
                  router: Router | None = None, # the router (None: built from the library on first use)
+                 papers: int = LIBRARY_PAPERS, # papers an ambiguous route answers from (1: the first alone)
                 ):
-        self.library, self.answerer, self._router = library, answerer, router
+        if papers < 1: raise ValueError(f"papers={papers}: an answer needs at least one paper")
+        self.library, self.answerer, self._router, self.papers = library, answerer, router, papers
 
     @property
     def router(self) -> Router:
@@ -344,11 +401,15 @@ class LibraryAnswerer:
         "The answer record (its `notice` says when the route was ambiguous) and the route (None when `paper_id` was given)."
         if not (question or "").strip(): raise ValueError('the question is empty: pass the question, e.g. qasper-rag ask --library DIR "What is the seed lexicon?"')
         route = None if paper_id else self.router.route(question)
-        paper = self.library.paper(paper_id or route.best)
-        rec = self.answerer.ask(paper, question)
+        ids = [paper_id] if paper_id else route.candidates(self.papers if route.ambiguous else 1)
+        papers = [self.library.paper(i) for i in ids]
+        if len(papers) == 1: rec = self.answerer.ask(papers[0], question)
+        else:  # no title line: each passage's section names its paper
+            res = routed_retrieval(self.answerer.retriever, papers, question)
+            rec = self.answerer.answer(dataclasses.replace(papers[0], title=""), question, retrieval=res)[0]
         if route is not None and route.ambiguous:
             titles = {i: self.library.manifest["papers"][i]["title"] for i in route.candidates()}
-            note = ambiguity_notice(route, titles)
+            note = ambiguity_notice(route, titles, answered=len(papers))
             rec = dataclasses.replace(rec, notice=f"{note} {rec.notice}".strip())
         return rec, route
 
@@ -358,9 +419,12 @@ def library_answer_dict(rec, # the `AnswerRecord`
                        ) -> dict:
     "`rec` as JSON with the paper it comes from, each cited passage's paper, and the route."
     d = rec.to_dict()
-    meta = library.manifest["papers"].get(rec.paper_id, {})
+    papers = library.manifest["papers"]
+    meta = papers.get(rec.paper_id, {})
     d["paper"] = {"id": rec.paper_id, "title": meta.get("title"), "source": meta.get("source")}
-    for p in d["passages"]: p["paper"] = {"id": rec.paper_id, "title": meta.get("title")}
+    for p in d["passages"]:  # a chunk id is `<paper id>:<chunk>`; a multi-paper answer cites several papers
+        pid = p["chunk_id"].rsplit(":", 1)[0] if p["chunk_id"].rsplit(":", 1)[0] in papers else rec.paper_id
+        p["paper"] = {"id": pid, "title": papers.get(pid, {}).get("title")}
     d["route"] = route.to_dict() if route else {"given": rec.paper_id}
     return d
 
@@ -403,6 +467,41 @@ def open_domain_report(library: Library, # the library (QASPER papers, whose que
                              "papers_in_context_mean": round(sum(x[3] for x in xs) / len(xs), 2)}
     return {"by_group": {g: summary([x for x in rows if x[0] == g]) for g in sorted({x[0] for x in rows})}, "all": summary(rows), "budget": budget}
 
+def routed_context_report(library: Library, # the library (QASPER papers, whose questions are asked)
+                          groups: dict[str, str] | None = None, # question id -> group name
+                          budget: int = 2000, # context tokens
+                          papers: Sequence[int] = (1, 2, 3), # how many routed papers share the context
+                          router: Router | None = None, # the library's router (None: built here)
+                         ) -> dict:
+    """Right paper among the passages when retrieval searches inside the first k routed papers (`routed_retrieval`), for
+    each k of `papers` and as `LibraryAnswerer` does (the first paper for a confident route, the first `LIBRARY_PAPERS`
+    for an ambiguous one); by group and overall, with n, the mean number of papers in the context and the evidence
+    recall of the context (gold evidence of the question's paper reached; questions with evidence, `n_evidence`)."""
+    from qasper_rag.recall import question_recall
+    router = router or library.router()
+    r = library._retriever(None, scope="paper")
+    r._embedder = router.retriever.embedder  # one embedder in memory
+    r.config = r.config.replace(budget=budget)
+    corpus, rows = library.corpus(), []
+    for q in corpus.questions():
+        rt = router.route(q.text)
+        row = {"group": (groups or {}).get(q.id, "all")}
+        cp = r.index(corpus.paper(q.paper_id)).chunked
+        for k in sorted(set(papers) | {1, LIBRARY_PAPERS}):
+            ids = routed_retrieval(r, [corpus.paper(p) for p in rt.candidates(k)], q.text).context.chunk_ids
+            mine = [i for i in ids if i in cp.by_id]
+            row[k] = (bool(mine), len({i.rsplit(":", 1)[0] for i in ids}), question_recall(cp, q, mine).recall if q.evidence else None)
+        row["asked"] = row[LIBRARY_PAPERS if rt.ambiguous else 1]
+        rows.append(row)
+    keys = [*sorted(set(papers)), "asked"]
+    def summary(xs):
+        ev = [x for x in xs if x[1][2] is not None]
+        return {"n": len(xs), **{f"right_paper_in_context_{k}": round(sum(x[k][0] for x in xs) / len(xs), 3) for k in keys},
+                **{f"papers_in_context_mean_{k}": round(sum(x[k][1] for x in xs) / len(xs), 2) for k in keys},
+                "n_evidence": len(ev), **{f"evidence_recall_{k}": round(sum(x[k][2] for x in ev) / len(ev), 3) if ev else None for k in keys}}
+    return {"by_group": {g: summary([x for x in rows if x["group"] == g]) for g in sorted({x["group"] for x in rows})}, "all": summary(rows),
+            "budget": budget, "papers": list(sorted(set(papers))), "ambiguous_papers": LIBRARY_PAPERS}
+
 def measure_library(data: str | Path, # a folder of QASPER files (each file a group, e.g. the shared train and test papers)
                     root: str | Path, # the library folder (made, or reused when it exists)
                     budget: int = 2000, # context tokens of the open-domain baseline
@@ -418,8 +517,10 @@ def measure_library(data: str | Path, # a folder of QASPER files (each file a gr
     index_info = lib.index(); t_build = time.perf_counter() - t0
     groups = question_groups(data)
     t0 = time.perf_counter()
-    rep = routing_report(lib.router(), lib.corpus().questions(), groups)
+    router = lib.router()
+    rep = routing_report(router, lib.corpus().questions(), groups)
     route_ms = 1000 * (time.perf_counter() - t0) / max(1, rep["all"]["n"])
     rep.pop("rows")
-    return {"routing": rep, "open_domain": open_domain_report(lib, groups, budget), "route_ms": round(route_ms, 1),
+    return {"routing": rep, "open_domain": open_domain_report(lib, groups, budget), "routed_context": routed_context_report(lib, groups, budget, router=router),
+            "route_ms": round(route_ms, 1),
             "build_seconds": round(t_build, 1), "index": index_info, "papers": len(lib), "data": Path(data).name}

@@ -108,18 +108,23 @@ if bench.is_file():
 # the library paragraph, from the library page's routing.json (`make library`)
 routing = Path('reports/library/routing.json')
 if routing.is_file():
-    L = json.loads(routing.read_text()); R, O = L['routing'], L['open_domain']
+    L = json.loads(routing.read_text()); R, O, C = L['routing'], L['open_domain'], L['routed_context']
+    from qasper_rag.library import FIRST_TURNS as FIRST
     a, te, tr = R['all'], R['by_group']['qasper-test-sample47-1q'], R['by_group']['qasper-train-sample10']
     text = ("A library of one's papers: `qasper-rag add papers/*.pdf 2101.00001.tar.gz --library ~/lib` reads PDFs, LaTeX sources "
             "and QASPER files into a folder with a manifest (each source's path, SHA-256 and parse statistics; unchanged sources are "
             "skipped when added again, changed ones re-read) and indexes them once; `qasper-rag library ~/lib` lists the papers, and "
-            "`qasper-rag ask --library ~/lib \"...\"` routes the question to a paper (its best chunk and its title and abstract, by BM25 "
-            "and by the embedder, fused by RRF), answers from it and names the paper of every cited passage (`--paper ID` picks one). "
+            "`qasper-rag ask --library ~/lib \"...\"` routes the question to papers (their best chunk and their title and abstract, by BM25 "
+            "and by the embedder, fused by RRF), answers from the first and names the paper of every cited passage (`--paper ID` picks one). "
             f"When fewer than {R['votes_needed']} of the 4 rankings agree, the answer says the question could be about several papers and "
-            f"names the other candidates. With all {L['papers']} shared papers in one library (`make library`, `reports/library/library.html`), "
+            f"draws its passages from the first {C['ambiguous_papers']} (retrieval inside each, one shared {C['budget']:,}-token budget; "
+            f"{FIRST} passages of the first for one of each other; each passage's section names its paper). With all {L['papers']} shared papers in one library (`make library`, `reports/library/library.html`), "
             f"routing puts the right paper first for {a['first']:.3f} of the shared questions (n={a['n']}; test papers {te['first']:.3f}, "
             f"train papers {tr['first']:.3f}) and among the first three for {a['top3']:.3f}; plain open-domain retrieval has it in its "
-            f"first passage for {O['all']['right_paper_first']:.3f} and in its {O['budget']:,}-token context for {O['all']['right_paper_in_context']:.3f}. "
+            f"first passage for {O['all']['right_paper_first']:.3f} and in its {O['budget']:,}-token context for {O['all']['right_paper_in_context']:.3f}; "
+            f"the context `ask --library` sends holds it for {C['all']['right_paper_in_context_asked']:.3f} "
+            f"(retrieval inside the first paper alone {C['all']['right_paper_in_context_1']:.3f}, inside the first three {C['all'][f'right_paper_in_context_3']:.3f}), "
+            f"and its evidence recall is {C['all']['evidence_recall_asked']:.3f} against {C['all']['evidence_recall_1']:.3f} from the first paper alone (n={C['all']['n_evidence']}). "
             f"Routes without the notice ({a['confident']:.3f} of questions) are right for {a['right_when_confident']:.3f}: QASPER's questions "
             "(\"What are the results?\") rarely name anything that tells their paper apart.\n")
     readme = Path('README.md').read_text()

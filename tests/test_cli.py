@@ -186,6 +186,13 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json", "What are the results?")
     rec = json.loads(r.stdout)
     assert rec["route"]["ambiguous"] and "could be about several papers" in rec["notice"], rec["route"]
+    # an ambiguous route answers from its first three papers: every passage sent is theirs and names its paper
+    firsts = [p for p, _ in rec["route"]["papers"][:3]]
+    assert "answered from passages of the 3 closest" in rec["notice"] and all(p in rec["notice"] for p in firsts)
+    sent = {c["chunk_id"].rsplit(":", 1)[0] for c in rec["context"]}
+    assert sent <= set(firsts) and len(sent) >= 2, (sent, firsts)
+    assert all(p["paper"]["id"] == p["chunk_id"].rsplit(":", 1)[0] for p in rec["passages"])
+    assert all(" / " in c["section"] for c in rec["context"])
 
 
 def test_adapt_writes_questions_and_manifest_and_resumes(shared_dir, tmp_path):
