@@ -336,7 +336,8 @@ _TABLE_ENV = re.compile(r'\\begin\{((?:table|sidewaystable|wraptable)\*?)\}(.*?)
 _SUBTABLE, _MINIPAGE = (re.compile(r'\\begin\{%s\}.*?\\end\{%s\}' % (e, e), re.S) for e in ('subtable', 'minipage'))
 _CAPTION = re.compile(r'\\caption(?![A-Za-z])(\*?)')
 _TABULAR = re.compile(r'\\(begin|end)\{(tabular[x*y]?)\}')
-_NEWCMD = re.compile(r'\\(?:(?:re|provide)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)\s*\}?|def\s*\\([A-Za-z]+))\s*(?=\{)')
+_NEWCMD = re.compile(r'\\(?:(?:re|provide)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)\s*\}?(?:\s*\[(\d)\](?:\s*\[([^\]]*)\])?)?'
+                     r'|def\s*\\([A-Za-z]+)((?:#\d)*))\s*(?=\{)')
 
 def _tabulars(env:str) -> list[str]:
     "Bodies of the outermost tabular environments in `env`."
@@ -347,14 +348,46 @@ def _tabulars(env:str) -> list[str]:
         if m[1] == 'end' and depth == 0: out.append(env[start:m.start()])
     return out
 
+@dataclass(frozen=True)
+class _Def:
+    "A macro the document defines: its body, how many arguments, and the first one's default when it is optional."
+    body: str
+    n: int = 0
+    default: str|None = None
+
+    def call(self, s:str, i:int) -> tuple[str, int]:
+        "The expansion of a use whose arguments start at `s[i]`, and the index after them."
+        args = []
+        if self.default is not None:  # \newcommand{\x}[2][d]{...}: [..] first, if given
+            j = i
+            while j < len(s) and s[j].isspace(): j += 1
+            if j < len(s) and s[j] == '[': a, i = _group(s, j, '[', ']'); args.append(a)
+            else: args.append(self.default)
+        more, i = _args(s, i, self.n - len(args), opts='')
+        out = self.body
+        for k, a in enumerate(args + more, 1): out = out.replace(f'#{k}', a)
+        return out, i
+
 def _expander(tex:str) -> Callable[[str], str]:
-    "A function expanding the document's argument-free `\\newcommand`s and `\\def`s."
-    defs = {m[1] or m[2]: _group(tex, m.end())[0] for m in _NEWCMD.finditer(tex)}
-    defs = {k: v for k, v in defs.items() if k not in _SYMBOLS}
+    "A function expanding the document's `\\newcommand`s and `\\def`s, with their arguments (the first may be optional)."
+    defs = {}
+    for m in _NEWCMD.finditer(tex):
+        name, n = (m[1], int(m[2] or 0)) if m[1] else (m[4], len(m[5] or '') // 2)
+        if name not in _SYMBOLS: defs[name] = _Def(_group(tex, m.end())[0], n, m[3] if m[1] else None)
     if not defs: return lambda s: s
     pat = re.compile(r'\\(%s)(?![A-Za-z])' % '|'.join(sorted(defs, key=len, reverse=True)))
+    def once(s:str) -> str:
+        out, i = [], 0
+        for m in pat.finditer(s):
+            if m.start() < i: continue  # inside the arguments of the previous use
+            d = defs[m[1]]
+            text, end = d.call(s, m.end()) if d.n else (d.body, m.end())
+            out += [s[i:m.start()], text]; i = end
+        return ''.join(out) + s[i:]
     def expand(s:str) -> str:
-        for _ in range(3): s = pat.sub(lambda m: defs[m[1]], s)
+        for _ in range(3):  # macros that use macros; a recursive one stops here
+            if (t := once(s)) == s: break
+            s = t
         return s
     return expand
 
