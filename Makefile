@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps tex-deps demo report bench library adapt adapt-page short-baseline sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps tex-deps demo report bench library library-answers adapt adapt-page short-baseline sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -75,6 +75,11 @@ bench: models
 # to its paper against plain open-domain retrieval (about two minutes on two cores)
 library: models
 	$(BIN)/python benchmarks/library_routing.py --data $(DATA) --out reports/library/routing.json --page
+
+# answers across that library, as ask --library gives them: the wrong-paper citation rate (about 90 s an answer on two
+# cores; resumable, LIMIT=N more answers per call, the train papers' questions first)
+library-answers: models
+	$(BIN)/python benchmarks/library_answers.py --data $(DATA) --library data/library-shared --out reports/library/answers.jsonl $(if $(LIMIT),--limit $(LIMIT),)
 
 # the ranker adapted to the shared papers without labels (qasper-rag adapt: about 50 minutes of question writing for
 # 300 chunks and a few of training on two cores; resumable), then its page (reports/adapt/adapt.html): evidence recall
