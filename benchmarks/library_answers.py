@@ -18,17 +18,7 @@ import argparse, json, time
 from pathlib import Path
 from qasper_rag.data import shared_data_dir
 from qasper_rag.evaluate import question_groups
-
-def summary(rows: list[dict]) -> dict:
-    "Wrong-paper citation rates of answers: per cited passage and per answer, with and without the notice."
-    def part(rs):
-        cited = [p for r in rs for p in r["cited_papers"]]
-        wrong = [p for r in rs for p in r["cited_papers"] if p != r["paper_id"]]
-        return {"answers": len(rs), "citing": sum(bool(r["cited_papers"]) for r in rs), "cited_passages": len(cited),
-                "wrong_paper_citation_rate": round(len(wrong) / len(cited), 3) if cited else None,
-                "answers_citing_a_wrong_paper": round(sum(any(p != r["paper_id"] for p in r["cited_papers"]) for r in rs) / len(rs), 3) if rs else None,
-                "right_paper_in_context": round(sum(r["paper_id"] in r["sent_papers"] for r in rs) / len(rs), 3) if rs else None}
-    return {"all": part(rows), "with_notice": part([r for r in rows if r["notice"]]), "without_notice": part([r for r in rows if not r["notice"]])}
+from qasper_rag.library import wrong_paper_summary
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -64,7 +54,7 @@ def main():
                 f.write(json.dumps(row) + "\n"); f.flush()
     rows = [json.loads(l) for l in out.read_text().splitlines() if l.strip()] if out.exists() else []
     for g in sorted({r["group"] for r in rows}) + ["all"]:
-        s = summary([r for r in rows if g in ("all", r["group"])])
+        s = wrong_paper_summary([r for r in rows if g in ("all", r["group"])])
         print(f"{g}: " + "; ".join(f"{k}: " + ", ".join(f"{kk} {vv}" for kk, vv in v.items()) for k, v in s.items()))
 
 if __name__ == "__main__": main()

@@ -18,7 +18,8 @@ from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_pa
 __all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
            'paper_from_dict', 'source_kind', 'expand_sources', 'source_hash', 'read_source', 'paper_stats', 'Added',
            'Library', 'Route', 'Router', 'ambiguity_notice', 'RoutedChunks', 'routed_retrieval', 'LibraryAnswerer',
-           'library_answer_dict', 'routing_report', 'open_domain_report', 'routed_context_report', 'measure_library']
+           'library_answer_dict', 'routing_report', 'open_domain_report', 'routed_context_report', 'measure_library',
+           'wrong_paper_summary']
 
 # %% ../nbs/19_library.ipynb #0bfcf952
 FORMAT = 1  # the library folder's format (manifest["format"])
@@ -524,3 +525,16 @@ def measure_library(data: str | Path, # a folder of QASPER files (each file a gr
     return {"routing": rep, "open_domain": open_domain_report(lib, groups, budget), "routed_context": routed_context_report(lib, groups, budget, router=router),
             "route_ms": round(route_ms, 1),
             "build_seconds": round(t_build, 1), "index": index_info, "papers": len(lib), "data": Path(data).name}
+
+# %% ../nbs/19_library.ipynb #aeeda4df
+def wrong_paper_summary(rows: Sequence[dict], # answers: `paper_id`, `notice` (bool), `cited_papers` and `sent_papers` (paper ids)
+                       ) -> dict:
+    "Wrong-paper citation rates of answers across a library: per cited passage and per answer, overall, with and without the notice."
+    def part(rs):
+        cited = [(r["paper_id"], p) for r in rs for p in r["cited_papers"]]
+        rate = lambda k, n: round(k / n, 3) if n else None
+        return {"answers": len(rs), "citing": sum(bool(r["cited_papers"]) for r in rs), "cited_passages": len(cited),
+                "wrong_paper_citation_rate": rate(sum(q != p for q, p in cited), len(cited)),
+                "answers_citing_a_wrong_paper": rate(sum(any(p != r["paper_id"] for p in r["cited_papers"]) for r in rs), len(rs)),
+                "right_paper_in_context": rate(sum(r["paper_id"] in r["sent_papers"] for r in rs), len(rs))}
+    return {"all": part(list(rows)), "with_notice": part([r for r in rows if r["notice"]]), "without_notice": part([r for r in rows if not r["notice"]])}

@@ -126,7 +126,18 @@ if routing.is_file():
             f"(retrieval inside the first paper alone {C['all']['right_paper_in_context_1']:.3f}, inside the first three {C['all'][f'right_paper_in_context_3']:.3f}), "
             f"and its evidence recall is {C['all']['evidence_recall_asked']:.3f} against {C['all']['evidence_recall_1']:.3f} from the first paper alone (n={C['all']['n_evidence']}). "
             f"Routes without the notice ({a['confident']:.3f} of questions) are right for {a['right_when_confident']:.3f}: QASPER's questions "
-            "(\"What are the results?\") rarely name anything that tells their paper apart.\n")
+            "(\"What are the results?\") rarely name anything that tells their paper apart.")
+    ans = Path('reports/library/answers.jsonl')  # benchmarks/library_answers.py (make library-answers), resumable
+    if ans.is_file() and (rows := [json.loads(l) for l in ans.read_text().splitlines() if l.strip()]):
+        from qasper_rag.library import wrong_paper_summary
+        S = wrong_paper_summary(rows)
+        w, wo, wn = S['all'], S['without_notice'], S['with_notice']
+        split = ", ".join(sorted({"train papers" if "train" in r["group"] else "test papers" for r in rows}))
+        rate = lambda x: f"{x['wrong_paper_citation_rate']:.3f} of {x['cited_passages']} cited passages" if x['cited_passages'] else "no cited passage"
+        text += (f" Answers across the library as `ask --library` gives them (`make library-answers`, so far {len(rows)} of {a['n']} questions, {split}): "
+                 f"{rate(w)} come from another paper than the question's (goal 0.02); without the notice {rate(wo)} (n={wo['answers']} answers), "
+                 f"with it {rate(wn)} (n={wn['answers']}).")
+    text += "\n"
     readme = Path('README.md').read_text()
     if "A library of one's papers:" in readme: new = re.sub(r"A library of one's papers:.*?\n(?=\n)", text, readme, flags=re.S)
     else: new = readme.replace("\nThe shared sample used by tests", "\n" + text + "\nThe shared sample used by tests")

@@ -84,6 +84,8 @@ def test_library_page_reads_well_offline(browser):
     assert browser.execute_script("return document.images.length") >= 1
     text = browser.find_element("tag name", "body").text
     assert "routed first" in text and "open-domain: in context" in text and "Findings" in text
+    for want in ("Retrieval inside the routed papers", "evidence recall, as asked", "Answers across the library", "wrong-paper citation rate"):
+        assert want in text, f"library: {want!r} is not shown (make library, make library-answers, then re-render)"
 
 
 def test_adapt_page_reads_well_offline(browser):
