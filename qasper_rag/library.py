@@ -343,7 +343,7 @@ class RoutedChunks:
         self.by_id = {c.id: name(cp, c) for cp in self.papers for c in cp.chunks}
         self.order = {c.id: (k, j) for k, cp in enumerate(self.papers) for j, c in enumerate(cp.chunks)}  # route order, then position
 
-    def paper_of(self, chunk_id: str) -> str: return self._of[chunk_id].paper.id
+    def paper_of(self, chunk_id: str) -> str: return self.by_id[chunk_id].paper_id
 
     def evidence_strings(self, chunk_ids: Iterable[str]) -> list[str]:
         "The QASPER evidence strings the chunks cover, each from its own paper, in the chunks' order."
@@ -353,13 +353,14 @@ def routed_retrieval(retriever, # a retriever searching inside one paper (scope 
                      papers: Sequence[Paper], # the papers to search, best routed first
                      question: str, # the question
                      first: int = FIRST_TURNS, # passages the first paper gives per passage of each other paper
+                     retrievals: Sequence | None = None, # each paper's own retrieval when done already (aligned with `papers`)
                     ):
     """Retrieve inside each of `papers` and share one context between them: their final rankings taken in turns (the
     first paper's best `first` passages, then one of each other paper's, again and again) until the retriever's budget
     or passage limit is reached; passages ordered by paper, then by position. One paper: its own retrieval, unchanged."""
     from qasper_rag.retrieval import Retrieval, Ranking
     from qasper_rag.packing import Context
-    rets = [retriever.retrieve(p, question) for p in papers]
+    rets = list(retrievals) if retrievals is not None else [retriever.retrieve(p, question) for p in papers]
     if len(rets) == 1: return rets[0]
     chunks = RoutedChunks([r.chunked for r in rets])
     cfg, queues = retriever.config, [list(r.stages["final"].ids) for r in rets]
@@ -372,7 +373,7 @@ def routed_retrieval(retriever, # a retriever searching inside one paper (scope 
         if used + n > cfg.budget: left.append((cid, "budget")); continue
         taken.append(cid); used += n
     ids = tuple(sorted(taken, key=chunks.order.get))
-    labels = [l for r in rets for l in r.labels if l.id in set(ids)]
+    labels = [l for r in rets for l in r.labels if l.id in set(taken)]
     final = Ranking.from_pairs([(i, 1.0 / (1 + k)) for k, i in enumerate(taken)])
     timings = {k: sum(r.timings.get(k, 0.0) for r in rets) for r in rets for k in r.timings}
     return Retrieval(question, rets[0].paper_id, {"final": final}, labels, [], Context(ids, used, cfg.budget, tuple(left), tuple(taken)),
@@ -488,10 +489,13 @@ def routed_context_report(library: Library, # the library (QASPER papers, whose 
         rt = router.route(q.text)
         row = {"group": (groups or {}).get(q.id, "all")}
         cp = r.index(corpus.paper(q.paper_id)).chunked
-        for k in sorted(set(papers) | {1, LIBRARY_PAPERS}):
-            ids = routed_retrieval(r, [corpus.paper(p) for p in rt.candidates(k)], q.text).context.chunk_ids
+        ks = sorted(set(papers) | {1, LIBRARY_PAPERS})
+        own = {p: r.retrieve(corpus.paper(p), q.text) for p in rt.candidates(max(ks))}  # each candidate searched once, shared by every k
+        for k in ks:
+            res = routed_retrieval(r, [corpus.paper(p) for p in rt.candidates(k)], q.text, retrievals=[own[p] for p in rt.candidates(k)])
+            ids = res.context.chunk_ids
             mine = [i for i in ids if i in cp.by_id]
-            row[k] = (bool(mine), len({i.rsplit(":", 1)[0] for i in ids}), question_recall(cp, q, mine).recall if q.evidence else None)
+            row[k] = (bool(mine), len({res.chunked.by_id[i].paper_id for i in ids}), question_recall(cp, q, mine).recall if q.evidence else None)
         row["asked"] = row[LIBRARY_PAPERS if rt.ambiguous else 1]
         rows.append(row)
     keys = [*sorted(set(papers)), "asked"]
