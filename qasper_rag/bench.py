@@ -31,13 +31,18 @@ def percentiles(xs: Sequence[float], # measured values (seconds, say)
     if not len(xs): return {"p50": None, "p95": None, "n": 0}
     return {"p50": float(np.median(xs)), "p95": float(np.percentile(xs, 95)), "n": int(len(xs))}
 
+def _vmrss_mb(status: str, # the text of /proc/<pid>/status
+             ) -> float | None:
+    "The `VmRSS` line of a Linux process status, in MB (None where the kernel gives none)."
+    for line in status.splitlines():
+        if line.startswith("VmRSS:"): return int(line.split()[1]) / 1024
+    return None
+
 def rss_mb() -> float:
     "This process's resident memory now, in MB (from /proc; where there is none, its peak so far)."
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmRSS:"): return int(line.split()[1]) / 1024
-    except OSError: pass
-    return _peak_rss_mb()
+    try: now = _vmrss_mb(Path("/proc/self/status").read_text())
+    except OSError: now = None
+    return _peak_rss_mb() if now is None else now
 
 def best_of(fn: Callable[[], object], # the work to time
             repeats: int = 3, # how many times
