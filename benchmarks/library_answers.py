@@ -16,6 +16,7 @@ can be spread over sessions. The summary covers every answer in --out.
 from __future__ import annotations
 import argparse, json, time
 from pathlib import Path
+from qasper_rag.chunking import chunk_paper_id
 from qasper_rag.data import shared_data_dir
 from qasper_rag.evaluate import question_groups
 from qasper_rag.library import wrong_paper_summary
@@ -45,11 +46,10 @@ def main():
             for q in tqdm(todo, desc="answers across the library"):
                 t0 = time.perf_counter()
                 rec, route = la.ask(q.text)
-                owner = lambda cid: cid.rsplit(":", 1)[0]
                 row = {"question_id": q.id, "paper_id": q.paper_id, "group": groups.get(q.id, "all"), "question": q.text,
                        "route": route.to_dict(), "notice": bool(route.ambiguous), "answer": rec.answer, "short_answer": rec.short_answer,
-                       "sent_papers": sorted({owner(c["chunk_id"]) for c in rec.context}),
-                       "cited_papers": [owner(p["chunk_id"]) for p in rec.passages], "failed": rec.failed,
+                       "sent_papers": sorted({chunk_paper_id(c["chunk_id"]) for c in rec.context}),
+                       "cited_papers": [chunk_paper_id(p["chunk_id"]) for p in rec.passages], "failed": rec.failed,
                        "seconds": round(time.perf_counter() - t0, 2)}
                 f.write(json.dumps(row) + "\n"); f.flush()
     rows = [json.loads(l) for l in out.read_text().splitlines() if l.strip()] if out.exists() else []

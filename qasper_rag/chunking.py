@@ -14,8 +14,8 @@ from .data import Paper, Float, FLOAT_PREFIX
 from .tokens import Tokenizer, load_tokenizer, DEFAULT_TOKENIZER
 
 # %% auto #0
-__all__ = ['ABSTRACT', 'ParagraphSpan', 'Chunk', 'ChunkerConfig', 'norm_ws', 'chunk_prefix', 'QasperChunker', 'EvidenceLocation',
-           'covered', 'ChunkedPaper', 'EvidenceReport', 'evidence_report']
+__all__ = ['ABSTRACT', 'ParagraphSpan', 'Chunk', 'chunk_paper_id', 'ChunkerConfig', 'norm_ws', 'chunk_prefix', 'QasperChunker',
+           'EvidenceLocation', 'covered', 'ChunkedPaper', 'EvidenceReport', 'evidence_report']
 
 # %% ../nbs/04_chunking.ipynb #e61cd558
 ABSTRACT = -1  # section index used for the abstract
@@ -56,6 +56,15 @@ class Chunk:
         return self.text[self.prefix_chars:]
 
     def to_dict(self) -> dict: return asdict(self)
+
+# %% ../nbs/04_chunking.ipynb #2a3fd9d8
+_ABSTRACT_PART = re.compile(r"^(.*):abstract:\d+$")
+
+def chunk_paper_id(chunk_id: str, # a chunk's id: `<paper>:abstract`, `<paper>:abstract:1`, `<paper>:s3c1`, `<paper>:table2`, ...
+                  ) -> str:
+    "The id of the paper a chunk id belongs to (the paper's own id may hold colons; the chunk's part is known)."
+    m = _ABSTRACT_PART.match(chunk_id)
+    return m.group(1) if m else chunk_id.rsplit(":", 1)[0]
 
 # %% ../nbs/04_chunking.ipynb #51ac3ca3
 @dataclass(frozen=True)

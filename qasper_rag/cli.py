@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse, dataclasses, json, os, statistics, sys
 from pathlib import Path
 from .data import QasperCorpus, QasperDataError, load_qasper
-from .chunking import ChunkedPaper, ChunkerConfig, QasperChunker, evidence_report
+from .chunking import ChunkedPaper, ChunkerConfig, QasperChunker, chunk_paper_id, evidence_report
 from .tables import TableReport, attach_bodies, read_table_dir
 from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
 
@@ -221,7 +221,7 @@ def print_answer(r, # an `AnswerRecord`
     w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p['text'] for p in r.passages])}): {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
     for p in r.passages:
-        pid = p["chunk_id"].rsplit(":", 1)[0]
+        pid = chunk_paper_id(p["chunk_id"])
         sec = p["section"].removeprefix(f"{papers.get(pid, pid)} / ") if papers else p["section"]  # a multi-paper answer's sections name their paper
         w(f"\n[Doc {p['doc']}] " + (f"{papers.get(pid, pid)} ({p['chunk_id']}) § {sec}" if papers else f"{p['chunk_id']} § {sec}"))
         w(textwrap.indent(textwrap.fill(p["text"], width - 4), "    "))
@@ -572,7 +572,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
     titles = {i: m["title"] for i, m in lib.manifest["papers"].items()}
     how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
-    cited = [i for i in dict.fromkeys(p["chunk_id"].rsplit(":", 1)[0] for p in rec.passages) if i in titles] or [rec.paper_id]
+    cited = [i for i in dict.fromkeys(chunk_paper_id(p["chunk_id"]) for p in rec.passages) if i in titles] or [rec.paper_id]
     print("from: " + "; ".join(f"{titles[i]} ({i})" for i in cited) + f" [{how}]\n")  # the papers of the cited passages
     print_answer(rec, papers=titles)
     return 1 if rec.failed else 0

@@ -13,6 +13,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from fastcore.basics import patch
 from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError
+from .chunking import chunk_paper_id
 
 # %% auto #0
 __all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
@@ -273,7 +274,7 @@ class Router:
         papers = list(retriever.corpus)
         self.ids = [p.id for p in papers]
         pos = {p: k for k, p in enumerate(self.ids)}
-        self.chunk_paper = np.array([pos.get(i.rsplit(":", 1)[0], -1) for i in self.pool.ids])
+        self.chunk_paper = np.array([pos.get(chunk_paper_id(i), -1) for i in self.pool.ids])
         docs = [f"{p.title}\n\n{p.abstract}" for p in papers]
         self.bm25 = BM25Index().index(docs, self.ids) if retriever.config.bm25 else None
         emb = retriever.embedder
@@ -425,7 +426,7 @@ def library_answer_dict(rec, # the `AnswerRecord`
     meta = papers.get(rec.paper_id, {})
     d["paper"] = {"id": rec.paper_id, "title": meta.get("title"), "source": meta.get("source")}
     for p in d["passages"]:  # a chunk id is `<paper id>:<chunk>`; a multi-paper answer cites several papers
-        pid = p["chunk_id"].rsplit(":", 1)[0] if p["chunk_id"].rsplit(":", 1)[0] in papers else rec.paper_id
+        pid = chunk_paper_id(p["chunk_id"]) if chunk_paper_id(p["chunk_id"]) in papers else rec.paper_id
         p["paper"] = {"id": pid, "title": papers.get(pid, {}).get("title")}
     d["route"] = route.to_dict() if route else {"given": rec.paper_id}
     return d
@@ -461,8 +462,8 @@ def open_domain_report(library: Library, # the library (QASPER papers, whose que
     rows = []
     for q in library.corpus().questions():
         res = r.retrieve(None, q.text)
-        papers = [i.rsplit(":", 1)[0] for i in res.context.chunk_ids]
-        first = res.stages["final"].ids[0].rsplit(":", 1)[0]
+        papers = [chunk_paper_id(i) for i in res.context.chunk_ids]
+        first = chunk_paper_id(res.stages["final"].ids[0])
         rows.append(((groups or {}).get(q.id, "all"), q.paper_id in papers, first == q.paper_id, len(set(papers))))
     def summary(xs): return {"n": len(xs), "right_paper_in_context": round(sum(x[1] for x in xs) / len(xs), 3),
                              "right_paper_first": round(sum(x[2] for x in xs) / len(xs), 3),

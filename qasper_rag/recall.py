@@ -9,7 +9,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass, field, asdict
 from typing import Iterable, Sequence
-from .chunking import ChunkedPaper, norm_ws
+from .chunking import ChunkedPaper, chunk_paper_id, norm_ws
 from .data import FLOAT_PREFIX, Question, QasperCorpus
 
 # %% auto #0
@@ -94,7 +94,7 @@ def measure_recall(corpus: QasperCorpus, # the papers; their questions with evid
     recs, by_budget, right = [], {b: [] for b in curve}, []
     for p, q in tqdm(qs, desc=f"recall [{cfg.name}]", disable=not progress):
         res = retriever.retrieve(p, q.text)
-        right.append(any(i.split(":", 1)[0] == p.id for i in res.context.chunk_ids))
+        right.append(any(chunk_paper_id(i) == p.id for i in res.context.chunk_ids))
         refined = {l.id: l.refined for l in res.labels} if cfg.crag.mode == "refine" else None
         recs.append(question_recall(res.chunked, q, res.context.chunk_ids, res.context.n_tokens, refined))
         for b in curve:
