@@ -256,6 +256,7 @@ def cmd_ask(a: argparse.Namespace) -> int:
     question = " ".join(a.question).strip()
     if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
     if a.library: return ask_library(a, question)
+    if a.papers is not None: raise ValueError("--papers says how many library papers an ambiguous route answers from: use it with --library DIR")
     if not (a.paper or a.pdf or a.tex):
         raise ValueError("say which paper: --paper ID (a QASPER paper), --pdf FILE, --tex PATH, or --library DIR to ask across a library")
     own = own_corpus(a)
@@ -289,6 +290,7 @@ def answer_settings(a: argparse.Namespace, # the parsed options: config, generat
 def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p); _paper_args(p)
     p.add_argument("--library", help="a library folder (qasper-rag add): the question is routed to its papers (with --paper ID: that paper of the library)")
+    p.add_argument("--papers", type=int, help="with --library: how many of the closest papers an ambiguous route answers from (default 3; 1: the first alone)")
     p.add_argument("question", nargs="+", help="the question")
 
 # %% ../nbs/90_cli.ipynb #cfb1e7db
@@ -562,12 +564,13 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
                 question: str, # the question
                ) -> int:
     "`ask --library`: route to papers (or take `--paper`), answer from the first (the first three for an ambiguous route), name the paper of each cited passage."
-    from qasper_rag.library import Library, LibraryAnswerer, library_answer_dict
+    from qasper_rag.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict
     if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
+    if a.papers is not None and a.papers < 1: raise ValueError(f"--papers {a.papers}: an answer needs at least one paper (1: the closest alone)")
     lib = Library(a.library)
     if a.paper: lib.paper(a.paper)  # an unknown id stops here, before any model loads
     lib.corpus()  # an empty library too
-    la = LibraryAnswerer(lib, make_answerer(answer_settings(a), cache_dir=lib.cache_dir))
+    la = LibraryAnswerer(lib, make_answerer(answer_settings(a), cache_dir=lib.cache_dir), papers=a.papers or LIBRARY_PAPERS)
     rec, route = la.ask(question, a.paper)
     if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
     titles = {i: m["title"] for i, m in lib.manifest["papers"].items()}

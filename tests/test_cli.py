@@ -195,6 +195,13 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     assert sent <= set(firsts) and len(sent) >= 2, (sent, firsts)
     assert all(p["paper"]["id"] == chunk_paper_id(p["chunk_id"]) for p in rec["passages"])
     assert all(" / " in c["section"] for c in rec["context"])
+    r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json", "--papers", "2", "What are the results?")
+    rec = json.loads(r.stdout)  # --papers 2: the same route, answered from its first two papers
+    assert "answered from passages of the 2 closest" in rec["notice"] and {chunk_paper_id(c["chunk_id"]) for c in rec["context"]} <= set(firsts[:2])
+    r = run("ask", "--library", str(lib), "--papers", "0", "q?")
+    assert r.returncode == 2 and "at least one paper" in r.stderr
+    r = run("ask", "--paper", "1909.00694", "--papers", "2", "q?")
+    assert r.returncode == 2 and "use it with --library" in r.stderr
 
 
 def test_adapt_writes_questions_and_manifest_and_resumes(shared_dir, tmp_path):
