@@ -132,11 +132,14 @@ if routing.is_file():
         from qasper_rag.library import wrong_paper_summary
         S = wrong_paper_summary(rows)
         w, wo, wn = S['all'], S['without_notice'], S['with_notice']
-        split = ", ".join(sorted({"train papers" if "train" in r["group"] else "test papers" for r in rows}))
+        kinds = ["test papers" if "test" in r["group"] else "train papers" for r in rows]
+        split = ", ".join(f"{kinds.count(k)} from the {k}" for k in sorted(set(kinds)))
         rate = lambda x: f"{x['wrong_paper_citation_rate']:.3f} of {x['cited_passages']} cited passages" if x['cited_passages'] else "no cited passage"
-        text += (f" Answers across the library as `ask --library` gives them (`make library-answers`, so far {len(rows)} of {a['n']} questions, {split}): "
+        text += (f" Answers across the library as `ask --library` gives them (`make library-answers`, {'so far ' if len(rows) < a['n'] else ''}{len(rows)} of {a['n']} questions, {split}): "
                  f"{rate(w)} come from another paper than the question's (goal 0.02); without the notice {rate(wo)} (n={wo['answers']} answers), "
                  f"with it {rate(wn)} (n={wn['answers']}).")
+        by = {g: wrong_paper_summary([r for r in rows if r["group"] == g])["all"] for g in sorted({r["group"] for r in rows})}
+        if len(by) > 1: text += " By split: " + "; ".join(f"{'train' if 'train' in g else 'test'} papers {rate(x)} (n={x['answers']} answers)" for g, x in by.items()) + "."
     text += "\n"
     readme = Path('README.md').read_text()
     if "A library of one's papers:" in readme: new = re.sub(r"A library of one's papers:.*?\n(?=\n)", text, readme, flags=re.S)
