@@ -426,7 +426,7 @@ def library_answer_dict(rec, # the `AnswerRecord`
     meta = papers.get(rec.paper_id, {})
     d["paper"] = {"id": rec.paper_id, "title": meta.get("title"), "source": meta.get("source")}
     for p in d["passages"]:  # a chunk id is `<paper id>:<chunk>`; a multi-paper answer cites several papers
-        pid = chunk_paper_id(p["chunk_id"]) if chunk_paper_id(p["chunk_id"]) in papers else rec.paper_id
+        pid = pid if (pid := chunk_paper_id(p["chunk_id"])) in papers else rec.paper_id
         p["paper"] = {"id": pid, "title": papers.get(pid, {}).get("title")}
     d["route"] = route.to_dict() if route else {"given": rec.paper_id}
     return d
