@@ -272,7 +272,7 @@ def check_reference_labels(run: RunDir, # the run folder; reference_labels.json 
     items = read_label_items(path)
     groups = question_groups(data)
     r = check_labels(items, judge, {i.item_id: groups[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in groups}, progress)
-    r.pop("verdicts")
+    r.pop("verdicts"); r.pop("details")  # per-item labels stay in the label file: a run folder is committed, the labels never are
     r["labels"] = str(path)
     (run.path/"reference_labels.json").write_text(json.dumps(r, indent=1))
     return r
