@@ -90,7 +90,8 @@ adapt-page:
 	QASPER_ADAPTED=data/adapted $(BIN)/python benchmarks/adapt_recall.py --data $(DATA) --out reports/adapt/recall.json --page
 
 # the plain short-answer baseline replayed on the committed run's contexts (about 40 min on two cores, resumable):
-# reports/offline-full/plain_short.jsonl, shown by answer type on the evaluation page; prints Answer-F1 by type
+# reports/offline-full/plain_short.jsonl, and the answerer's second ask for short answers of the wrong form (typed_short.jsonl,
+# a few minutes), shown by answer type on the evaluation page; prints Answer-F1 by type
 short-baseline: models
 	$(BIN)/python benchmarks/short_answers.py --run reports/offline-full --data $(DATA)
 

@@ -14,7 +14,11 @@ evaluation page reads), so an interrupted replay resumes. Then Answer-F1 (offici
 - `plain baseline`: the baseline's;
 - `plain + agreement`: the baseline's answer made to agree with the run's verified answer as the pipeline does
   (`short.agreed_with_record`: Unanswerable when no sentence held, the first verified sentence when the answer is in
-  neither the verified answer nor a passage sent): what the pipeline would show with its short answer from that call.
+  neither the verified answer nor a passage sent): what the pipeline would show with its short answer from that call;
+- `typed`: the answerer's short-answer stage as it is now, replayed on the run: a short answer of the wrong form for its
+  question (`short.short_answer_problem`: no quantity, a restated question, a count instead of names) asked again in
+  that form on the same passages (`short.retyped_short_answers`, appended to RUN/typed_short.jsonl: only those questions
+  call the model), acronyms expanded as a passage defines them, then made to agree with the verified answer.
 Every variant is scored on the replayed questions only (all of them once the replay is complete).
 """
 import argparse, json, statistics
@@ -23,7 +27,7 @@ from qasper_rag.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.cli import load_corpus
 from qasper_rag.evaluate import question_groups
 from qasper_rag.metrics import gold_from_corpus
-from qasper_rag.short import f1_by_type, plain_short_answers, run_passages, short_variants
+from qasper_rag.short import f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -31,6 +35,7 @@ p.add_argument("--run", default=str(ROOT/"reports/offline-full"))
 p.add_argument("--data", default=str(ROOT.parent/"shared/data/qasper/original_format"))
 p.add_argument("--out", default="", help="replies file (default: RUN/plain_short.jsonl)")
 p.add_argument("--threads", type=int, default=2)
+p.add_argument("--typed-out", default="", help="second asks (default: RUN/typed_short.jsonl)")
 a = p.parse_args()
 
 run = Path(a.run)
@@ -46,14 +51,24 @@ if any(l["question_id"] not in have for l in lines):
     from qasper_rag.generate import load_generator
     gen = load_generator("qwen-1.5b", n_threads=a.threads)
 plain = plain_short_answers(lines, passages_of, gen, out)
+typed_out = Path(a.typed_out or run/"typed_short.jsonl")
+try: retyped = retyped_short_answers(lines, passages_of, None, typed_out)
+except ValueError:  # some second asks are not on file yet: the model is needed
+    from qasper_rag.generate import load_generator
+    retyped = retyped_short_answers(lines, passages_of, gen or load_generator("qwen-1.5b", n_threads=a.threads), typed_out)
 
-variants = short_variants(lines, plain, passages_of)
+variants = short_variants(lines, plain, passages_of, retyped)
 gold = {q: r for q, r in gold_from_corpus(corpus).items() if q in plain}  # every variant on the same (replayed) questions
 secs = [d["seconds"] for d in plain.values()]
 print(f"plain baseline: {len(plain)} of {len(lines)} questions, {statistics.median(secs):.1f} s median per answer (the whole context's prefill)")
 for row in f1_by_type(gold, variants, groups):
     cells = "  ".join(f"{v} {row[v]:.3f} [{row[v + ' 95% interval'][0]:.3f}, {row[v + ' 95% interval'][1]:.3f}]" for v in variants)
     print(f"{row['group']:26s} {row['type']:12s} n={row['n']:3d}  {cells}")
+print(f"asked again in the question's form: {len(retyped)} questions, by problem",
+      dict(sorted(__import__("collections").Counter(d["problem"] for d in retyped.values()).items())))
+for q, d in retyped.items():
+    before, after = variants["before agreement"][q], variants["typed"][q]
+    print(f"  {groups.get(q, '?')[:12]:12s} {d['problem']:24s} {before[:50]!r} -> reply {d['short'][:50]!r} -> shown {after[:50]!r}")
 for v, ans in variants.items():
     ans = {q: x for q, x in ans.items() if q in gold}
     print(f"{v}: {sum(x.lower().startswith('unanswerable') for x in ans.values())} Unanswerable of {len(ans)}")

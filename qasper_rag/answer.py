@@ -15,7 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import short_answer_type
+from .short import expand_acronyms, retyped_short_answer, short_answer_problem, short_answer_type
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -59,10 +59,15 @@ def _needs_retry(parsed: ParsedOutput) -> list[str]:
     "Problems worth one more (costly) try: no answer at all. A missing short answer gets a cheap call; uncited sentences are attributed."
     return [p for p in parsed.problems if "Short answer" not in p]
 
-def _short_answer(gen, question: str, parsed, sents, short_msgs: list[dict], usage: dict) -> tuple[str, str | None]:
-    "The reply's short answer if usable; else one from a follow-up call sharing the passages' KV cache; else the answer's first sentence."
-    if usable_short_answer(question, parsed.short_answer): return parsed.short_answer, None
-    g = gen.generate(short_msgs, max_tokens=24)
+def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict) -> tuple[str, str | None]:
+    """The reply's short answer if usable and of the question's form; asked again in that form when not (`short.short_answer_problem`);
+    else one from a follow-up call sharing the passages' KV cache; else the answer's first sentence. `short_msgs(problem)` builds the follow-up's messages."""
+    if usable_short_answer(question, parsed.short_answer):
+        if not (problem := short_answer_problem(question, parsed.short_answer)): return parsed.short_answer, None
+        g = gen.generate(short_msgs(problem), max_tokens=48, temperature=0.0)  # a list of names may be longer than a phrase
+        usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
+        return retyped_short_answer(question, parsed.short_answer, g.text)
+    g = gen.generate(short_msgs(None), max_tokens=24)
     usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
     short = g.text.strip().splitlines()[0].strip(" .\"'") if g.text.strip() else ""
     short = re.sub(r"^(short answer|answer)\s*:\s*", "", short, flags=re.I).strip(" .\"'")
@@ -81,7 +86,7 @@ class Attempt:
     attempts: int  # replies asked for (retries after a malformed one included)
     usage: dict  # prompt and completion tokens over every call
 
-def _generate(gen, messages: list[dict], short_msgs: list[dict], question: str, n_docs: int, max_tokens: int, retries: int,
+def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int, max_tokens: int, retries: int,
               grammar: str | None = None) -> Attempt:
     "Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed; then make sure of the short answer."
     attempts, usage = 0, {"prompt_tokens": 0, "completion_tokens": 0}
@@ -141,7 +146,8 @@ class Answerer:
                     model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
                                                  "verify": _judge_spec(self.verifier)})
         try:
-            att = _generate(self.gen, msgs, short_answer_messages(question, passages, paper.title, shown), question, len(passages),
+            short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
+            att = _generate(self.gen, msgs, short_msgs, question, len(passages),
                             self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None)
             return self._record(res, att, base, t0, t_ret), res
         except Exception as e:
@@ -195,7 +201,7 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
     "Assemble the record: verified sentences, cited passages, predicted evidence, citation report."
     passages, parsed = res.passages, att.parsed
     sents, attributed, probs = _finish_sentences(att.sentences, passages, list(att.problems))
-    short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else parsed.short_answer
+    short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else expand_acronyms(parsed.short_answer, [c.body for c in passages])
     t_gen = time.perf_counter() - t0 - t_ret
     answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
         "", [], [], short, "", {})

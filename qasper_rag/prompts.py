@@ -12,7 +12,7 @@ from typing import Sequence
 from .chunking import Chunk
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE', 'NO_ANSWER', 'SHORT_YES_NO', 'SHORT_SPAN',
+__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE', 'NO_ANSWER', 'SHORT_YES_NO', 'SHORT_SPAN', 'SHORT_TYPED',
            'format_passage', 'context_block', 'build_messages', 'answer_grammar', 'ParsedOutput', 'parse_output',
            'split_sentences', 'citation_ids', 'strip_citations', 'CitedSentence', 'check_citations', 'citation_report',
            'attribute', 'yes_no_question', 'short_answer_messages', 'usable_short_answer']
@@ -204,14 +204,25 @@ def yes_no_question(question: str) -> bool:
 SHORT_YES_NO = "Question: {question}\nReply with Yes or No only. If the passages do not answer it, reply Unanswerable."
 SHORT_SPAN = ("Question: {question}\nReply with only the shortest phrase from the passages that answers the question "
               "(a name, a number or a short list). If the passages do not answer it, reply Unanswerable.")
+# asked again when the first short answer has the wrong form for the question (`short.short_answer_problem` names it)
+SHORT_TYPED = {
+    "gives no quantity": ("Question: {question}\nThe question asks for a quantity. Reply with only the number together with what it "
+                          "counts or measures, as a passage gives it. If no passage gives the number, reply Unanswerable."),
+    "restates the question": ("Question: {question}\nA reply that repeats the question's words does not answer it. Reply with only "
+                              "the specific answer, copied from a passage. If the passages do not give it, reply Unanswerable."),
+    "counts instead of naming": ("Question: {question}\nThe question asks which ones. Reply with only their names, as a comma-separated "
+                                 "list copied from the passages. If the passages do not name them, reply Unanswerable."),
+}
 
 def short_answer_messages(question: str, # the question
                           passages: Sequence[Chunk], # the chunks sent, in prompt order
                           title: str = "", # the paper's title ('': no title line)
                           labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
+                          problem: str | None = None, # what was wrong with a first short answer (a key of `SHORT_TYPED`): ask in that form
                          ) -> list[dict]:
     "Messages asking for the short answer alone (Yes/No or a span, by the question's form), sharing `build_messages`'s prefix."
-    tmpl = SHORT_YES_NO if yes_no_question(question) else SHORT_SPAN
+    if problem is not None and problem not in SHORT_TYPED: raise ValueError(f"unknown short-answer problem {problem!r}: one of {sorted(SHORT_TYPED)}")
+    tmpl = SHORT_TYPED[problem] if problem else SHORT_YES_NO if yes_no_question(question) else SHORT_SPAN
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": context_block(passages, title, labels) + tmpl.format(question=question)}]
 

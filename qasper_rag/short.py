@@ -10,13 +10,15 @@ import json, re
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
+from .judges import claim_terms
 from .metrics import Prediction, Reference, bootstrap_ci, normalize_answer, score_questions
-from .prompts import short_answer_messages
+from .prompts import _CHOICE, SHORT_TYPED, short_answer_messages, usable_short_answer, yes_no_question
 from .verify import WITHDRAWN, agreed_short_answer
 
 # %% auto #0
-__all__ = ['SHORT_TYPES', 'short_answer_type', 'gold_type', 'f1_by_type', 'run_passages', 'first_line', 'plain_short_answers',
-           'agreed_with_record', 'short_variants']
+__all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'short_answer_type', 'first_line', 'short_answer_problem',
+           'retyped_short_answer', 'expand_acronyms', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers',
+           'plain_short_answers', 'retyped_short_answers', 'agreed_with_record', 'short_variants']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -32,6 +34,66 @@ def short_answer_type(short: str, # the short answer shown
     n = normalize_answer(short)
     if n and any(f" {n} " in f" {normalize_answer(p)} " for p in passages): return "extractive"
     return "free form"
+
+# %% ../nbs/14b_short.ipynb #730bc5f3
+_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|billion|half"
+QUANTITY_QUESTION = re.compile(r"^\s*(?:how\s+(?:many|much|big|large|long|small|often)\b|what\s+(?:is|was|are|were)\s+the\s+"
+                               r"(?:size|number|amount|length)\b|what\s+size\b)", re.I)
+_QUANTITY = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I)
+_COUNT = re.compile(rf"^\s*(?:\d+|{_NUMBER_WORDS}|several|multiple|many|various)\s+[\w-]", re.I)
+_NAMES_QUESTION = re.compile(r"^\s*(?:which|what)\b", re.I)
+def first_line(text: str) -> str:
+    "A short reply's answer: its first line, without a `Short answer:` label, quotes or a final full stop."
+    line = text.strip().splitlines()[0].strip() if text.strip() else ""
+    return re.sub(r"^(short answer|answer)\s*:\s*", "", line, flags=re.I).strip(" .\"'")
+
+RESTATED = 0.6  # share of the answer's content words taken from the question (read on the train papers' records)
+
+def short_answer_problem(question: str, # the question
+                         short: str, # a short answer to it
+                        ) -> str | None:
+    "Why `short` has the wrong form for `question` (a key of `prompts.SHORT_TYPED`), or None. Yes/No questions and answers, and Unanswerable, pass."
+    s = (short or "").strip().strip(".").strip()
+    if not s or s.lower().startswith("unanswerable") or s.lower() in ("yes", "no") or yes_no_question(question): return None
+    if QUANTITY_QUESTION.match(question): return None if _QUANTITY.search(s) else "gives no quantity"
+    if _CHOICE.search(question): return None  # "X or Y?": the answer is one of the question's own words
+    terms, asked = claim_terms(s), set(claim_terms(question))
+    if terms and sum(t in asked for t in terms) / len(terms) >= RESTATED: return "restates the question"
+    if _NAMES_QUESTION.match(question) and _COUNT.match(s) and terms and terms[-1] in asked: return "counts instead of naming"
+    return None
+
+def retyped_short_answer(question: str, # the question
+                         first: str, # the first short answer (it has `problem`)
+                         reply: str, # the reply to `short_answer_messages(..., problem=problem)` (its first line is read)
+                        ) -> tuple[str, str]:
+    "The short answer to keep after asking again, and a note saying what happened (a reply that copies the instruction is no better)."
+    problem, again = short_answer_problem(question, first), first_line(reply)
+    copied = normalize_answer(again) not in ("", "unanswerable") and normalize_answer(again) in normalize_answer(SHORT_TYPED.get(problem, ""))
+    if usable_short_answer(question, again) and not short_answer_problem(question, again) and not copied:
+        return again, f"short answer {first!r} {problem}: asked again -> {again!r}"
+    return first, f"short answer {first!r} {problem}: asked again, no better ({again!r})"
+
+# %% ../nbs/14b_short.ipynb #961bcbc6
+_ACRONYM = r"[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*"
+
+def _initials(words: str) -> str: return "".join(w[0] for w in re.findall(r"[A-Za-z][\w'-]*", words)).lower()
+
+def expand_acronyms(short: str, # a short answer
+                    passages: Sequence[str], # the passages sent (their texts)
+                   ) -> str:
+    "`short` with each acronym written as a passage defines it (`Words (ACR)` or `ACR (Words)`, the initials spelling it); unchanged if none does or it has parentheses already."
+    if "(" in short: return short
+    def expand(m):
+        a = m.group(0); key = a.lower().replace("-", "")
+        for p in passages:
+            for e in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,8}}?)\(\s*{re.escape(a)}\s*\)", p):  # Words (ACR)
+                words = e.group(1).split()
+                for k in range(len(words)):
+                    if _initials(" ".join(words[k:])) == key: return " ".join(words[k:]) + f" ({a})"
+            for e in re.finditer(rf"(?<![\w-]){re.escape(a)}\s*\(([^()]{{3,80}})\)", p):  # ACR (Words)
+                if _initials(e.group(1)) == key: return f"{a} ({e.group(1)})"
+        return a
+    return re.sub(rf"(?<![\w-]){_ACRONYM}(?![\w-])", expand, short)
 
 # %% ../nbs/14b_short.ipynb #44fbddaa
 def gold_type(refs: Sequence[Reference]) -> str:
@@ -78,10 +140,37 @@ def run_passages(corpus, # the run's papers (`QasperCorpus`, with the table bodi
         return [cp.by_id[c["chunk_id"]] for c in record.get("context", [])], cp.paper.title
     return get
 
-def first_line(text: str) -> str:
-    "A short reply's answer: its first line, without a `Short answer:` label, quotes or a final full stop."
-    line = text.strip().splitlines()[0].strip() if text.strip() else ""
-    return re.sub(r"^(short answer|answer)\s*:\s*", "", line, flags=re.I).strip(" .\"'")
+def replay_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
+                         passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
+                         generator, # the run's generator (or None when `out` already holds every question asked)
+                         out: str | Path, # JSON-lines file of the replies (appended; resumed)
+                         problem_of: Callable[[Mapping], str | None] = lambda record: None, # record -> the form to ask in (None: the plain instruction)
+                         only_problems: bool = False, # ask only the records `problem_of` finds a problem in
+                         max_tokens: int = 24,
+                         progress: bool = True, # a progress bar
+                         desc: str = "short answers",
+                        ) -> dict[str, dict]:
+    "Ask each record's short answer again on the passages it sent: question id -> {short, raw, problem, seconds, prompt_tokens, model}."
+    import time
+    from tqdm.auto import tqdm
+    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
+    done = {}
+    if out.exists():
+        for l in out.read_text().splitlines():
+            if l.strip(): d = json.loads(l); done[d["question_id"]] = d
+    todo = [l for l in lines if l["question_id"] not in done and l["record"].get("context") and (problem_of(l["record"]) or not only_problems)]
+    if todo and generator is None: raise ValueError(f"{len(todo)} questions have no replayed short answer in {out} yet: give a generator")
+    with open(out, "a") as f:
+        for l in tqdm(todo, desc=desc, disable=not progress):
+            r = l["record"]
+            passages, title = passages_of(r)
+            problem = problem_of(r)
+            t0 = time.perf_counter()
+            g = generator.generate(short_answer_messages(r["question"], passages, title, problem=problem), max_tokens=max_tokens, temperature=0.0)
+            row = {"question_id": l["question_id"], "short": first_line(g.text), "raw": g.text, "problem": problem,
+                   "seconds": round(time.perf_counter() - t0, 3), "prompt_tokens": g.prompt_tokens, "model": generator.name}
+            f.write(json.dumps(row) + "\n"); f.flush(); done[l["question_id"]] = row
+    return done
 
 def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
                         passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
@@ -91,25 +180,22 @@ def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of re
                         progress: bool = True, # a progress bar
                        ) -> dict[str, dict]:
     "The plain baseline's short answer for every record with a context: question id -> {short, raw, seconds, prompt_tokens}."
-    import time
-    from tqdm.auto import tqdm
-    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
-    done = {}
-    if out.exists():
-        for l in out.read_text().splitlines():
-            if l.strip(): d = json.loads(l); done[d["question_id"]] = d
-    todo = [l for l in lines if l["question_id"] not in done and l["record"].get("context")]
-    if todo and generator is None: raise ValueError(f"{len(todo)} questions have no plain short answer in {out} yet: give a generator")
-    with open(out, "a") as f:
-        for l in tqdm(todo, desc="plain short answers", disable=not progress):
-            r = l["record"]
-            passages, title = passages_of(r)
-            t0 = time.perf_counter()
-            g = generator.generate(short_answer_messages(r["question"], passages, title), max_tokens=max_tokens, temperature=0.0)
-            row = {"question_id": l["question_id"], "short": first_line(g.text), "raw": g.text,
-                   "seconds": round(time.perf_counter() - t0, 3), "prompt_tokens": g.prompt_tokens, "model": generator.name}
-            f.write(json.dumps(row) + "\n"); f.flush(); done[l["question_id"]] = row
-    return done
+    return replay_short_answers(lines, passages_of, generator, out, max_tokens=max_tokens, progress=progress, desc="plain short answers")
+
+def _before(record: Mapping) -> str:
+    "The record's short answer before agreement with the verified answer (the model's own, asked again if it was unusable)."
+    return ((record.get("verification") or {}).get("short_answer") or {}).get("before") or record.get("short_answer") or ""
+
+def retyped_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
+                          passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
+                          generator, # the run's generator (or None when `out` already holds every question asked)
+                          out: str | Path, # JSON-lines file of the replies (appended; resumed)
+                          progress: bool = True, # a progress bar
+                         ) -> dict[str, dict]:
+    "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`), a reply in that form."
+    problem_of = lambda r: short_answer_problem(r.get("question", ""), _before(r))
+    return replay_short_answers(lines, passages_of, generator, out, problem_of, only_problems=True, max_tokens=48, progress=progress,
+                                desc="short answers asked again")
 
 # %% ../nbs/14b_short.ipynb #17ad76a5
 def agreed_with_record(short: str, # a short answer for the record's question (e.g. the plain baseline's)
@@ -125,17 +211,26 @@ def agreed_with_record(short: str, # a short answer for the record's question (e
 def short_variants(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
                    plain: Mapping[str, Mapping] | None = None, # `plain_short_answers`' replies (None: no replay)
                    passages_of: Callable[[Mapping], tuple[list, str]] | None = None, # `run_passages` (None: agree against the cited passages only)
+                   retyped: Mapping[str, Mapping] | None = None, # `retyped_short_answers`' replies (None: no replay)
                   ) -> dict[str, dict[str, str]]:
     """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
-    and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if)."""
+    and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if); with replayed
+    second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form, acronyms expanded, then agreed)."""
     recs = {l["question_id"]: l["record"] for l in lines}
     out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
-           "before agreement": {q: ((r.get("verification") or {}).get("short_answer") or {}).get("before") or r.get("short_answer") or ""
-                                for q, r in recs.items()}}
+           "before agreement": {q: _before(r) for q, r in recs.items()}}
     if plain is not None:
         out["plain baseline"] = {q: d["short"] for q, d in plain.items() if q in recs}
         sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else None
         out["plain + agreement"] = {q: agreed_with_record(d["short"], recs[q], sent(recs[q])) for q, d in plain.items() if q in recs}
         out["run + plain's Unanswerable"] = {q: "Unanswerable" if short_answer_type(d["short"], []) == "unanswerable" else out["run"][q]
                                              for q, d in plain.items() if q in recs}
+    if retyped is not None:
+        sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p["text"] for p in r.get("passages", [])]
+        def typed(r: Mapping) -> str:
+            first = out["before agreement"][r["question_id"]]
+            short = retyped_short_answer(r["question"], first, retyped[r["question_id"]]["raw"])[0] if r["question_id"] in retyped else first
+            if not short.lower().startswith("unanswerable"): short = expand_acronyms(short, sent(r))
+            return agreed_with_record(short, r, sent(r))
+        out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
     return out

@@ -51,6 +51,13 @@ if sa.is_file():
             elif whole: parts.append(f"the {name}' replay is not finished ({r['n'] if r else 0} of {whole['n']} questions; `make short-baseline` resumes it)")
         text += (f" A plain retrieve-and-prompt baseline on the same passages (`make short-baseline`, replayed for {S['replayed']} of {S['n']} "
                  "questions): " + "; ".join(parts) + ".")
+    if 'typed' in S.get('variants', []):  # the short-answer stage as the answerer has it now, replayed on this run's records
+        typed = [(name, at(S['rows'], g)) for g, name in (('qasper-train-sample10', 'train papers'), ('qasper-test-sample47-1q', 'test papers'))]
+        text += (" The answerer's short-answer stage as it is now (a short answer of the wrong form for its question asked again in that "
+                 "form, acronyms written as a passage defines them), replayed on this run's records (`typed`): "
+                 + "; ".join(f"on the {name} (n={r['n']}) {ci(r, 'typed')} against the run's {ci(r, 'run')}" for name, r in typed if r and 'typed' in r)
+                 + (f"; {S['unanswerable']['typed']} of {S['n']} short answers Unanswerable against the run's {S['unanswerable']['run']}"
+                    if 'unanswerable' in S else "") + ".")
     text += "\n"
 readme = Path('README.md').read_text()
 new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
