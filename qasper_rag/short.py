@@ -57,7 +57,8 @@ def short_answer_problem(question: str, # the question
     if not s or s.lower().startswith("unanswerable") or s.lower() in ("yes", "no") or yes_no_question(question): return None
     if QUANTITY_QUESTION.match(question): return None if _QUANTITY.search(s) else "gives no quantity"
     if _CHOICE.search(question): return None  # "X or Y?": the answer is one of the question's own words
-    terms, asked = claim_terms(s), set(claim_terms(question))
+    joined = lambda t: re.sub(r"(?<=\w)-(?=\w)", "", t)  # "pre-trained" and "pretrained" are one word
+    terms, asked = claim_terms(joined(s)), set(claim_terms(joined(question)))
     if terms and sum(t in asked for t in terms) / len(terms) >= RESTATED: return "restates the question"
     if _NAMES_QUESTION.match(question) and _COUNT.match(s) and terms and terms[-1] in asked: return "counts instead of naming"
     return None
