@@ -15,7 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import expand_acronyms, retyped_short_answer, short_answer_problem, short_answer_type
+from .short import expand_acronyms, rebind_number, retyped_short_answer, short_answer_problem, short_answer_type
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -201,7 +201,9 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
     "Assemble the record: verified sentences, cited passages, predicted evidence, citation report."
     passages, parsed = res.passages, att.parsed
     sents, attributed, probs = _finish_sentences(att.sentences, passages, list(att.problems))
-    short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else expand_acronyms(parsed.short_answer, [c.body for c in passages])
+    sent = [c.body for c in passages]
+    short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else rebind_number(
+        base["question"], expand_acronyms(parsed.short_answer, sent), sent)
     t_gen = time.perf_counter() - t0 - t_ret
     answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
         "", [], [], short, "", {})

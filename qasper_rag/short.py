@@ -10,15 +10,16 @@ import json, re
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
-from .judges import claim_terms
+from .judges import _UNIT_SKIP, _isnum, _unit_tokens, claim_terms
 from .metrics import Prediction, Reference, bootstrap_ci, normalize_answer, score_questions
 from .prompts import _CHOICE, SHORT_TYPED, short_answer_messages, usable_short_answer, yes_no_question
 from .verify import WITHDRAWN, agreed_short_answer
 
 # %% auto #0
-__all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'short_answer_type', 'first_line', 'short_answer_problem',
-           'retyped_short_answer', 'expand_acronyms', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers',
-           'plain_short_answers', 'retyped_short_answers', 'agreed_with_record', 'short_variants']
+__all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
+           'retyped_short_answer', 'expand_acronyms', 'rebind_number', 'gold_type', 'f1_by_type', 'run_passages',
+           'replay_short_answers', 'plain_short_answers', 'retyped_short_answers', 'agreed_with_record',
+           'short_variants']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -95,6 +96,31 @@ def expand_acronyms(short: str, # a short answer
                 if _initials(e.group(1)) == key: return f"{a} ({e.group(1)})"
         return a
     return re.sub(rf"(?<![\w-]){_ACRONYM}(?![\w-])", expand, short)
+
+# %% ../nbs/14b_short.ipynb #f87c3ac7
+HOW_MANY = re.compile(r"^\s*how\s+many\s+(.+)", re.I)
+_WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
+
+def rebind_number(question: str, # the question (only "how many <noun> ...?" is read)
+                  short: str, # its short answer
+                  passages: Sequence[str], # the passages sent (their texts)
+                  reach: int = 3, # words after a number among which its noun is looked for
+                 ) -> str:
+    "`short` with its number replaced by the passages' only number of the question's noun, when its own number counts something else."
+    m = HOW_MANY.match(question)
+    noun = next((t for t in _unit_tokens(m.group(1)) if t.isalpha() and t not in _UNIT_SKIP), None) if m else None
+    nums = [t for t in _unit_tokens(short) if _isnum(t)]
+    if noun is None or len(nums) != 1: return short
+    toks = [t for text in passages for t in (*_unit_tokens(text), "\n")]  # a number's noun is never looked for in the next passage
+    counts = lambda j: noun in toks[j + 1:j + 1 + reach]
+    own = [j for j, t in enumerate(toks) if t == nums[0]]
+    if not own or any(counts(j) for j in own): return short
+    other = {t for j, t in enumerate(toks) if _isnum(t) and t != nums[0] and counts(j)}
+    if len(other) != 1: return short
+    new = other.pop()
+    written = next((w.group(0) for text in passages for w in _WRITTEN_NUMBER.finditer(text) if w.group(0).replace(",", "") == new), new)
+    old = next((w.group(0) for w in _WRITTEN_NUMBER.finditer(short) if w.group(0).replace(",", "") == nums[0]), None)
+    return short.replace(old, written, 1) if old else short
 
 # %% ../nbs/14b_short.ipynb #44fbddaa
 def gold_type(refs: Sequence[Reference]) -> str:
@@ -216,7 +242,8 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
                   ) -> dict[str, dict[str, str]]:
     """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
     and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if); with replayed
-    second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form, acronyms expanded, then agreed)."""
+    second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form, acronyms expanded,
+    a misbound number rebound, then agreed)."""
     recs = {l["question_id"]: l["record"] for l in lines}
     out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
            "before agreement": {q: _before(r) for q, r in recs.items()}}
@@ -231,7 +258,7 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
         def typed(r: Mapping) -> str:
             first = out["before agreement"][r["question_id"]]
             short = retyped_short_answer(r["question"], first, retyped[r["question_id"]]["raw"])[0] if r["question_id"] in retyped else first
-            if not short.lower().startswith("unanswerable"): short = expand_acronyms(short, sent(r))
+            if not short.lower().startswith("unanswerable"): short = rebind_number(r["question"], expand_acronyms(short, sent(r)), sent(r))
             return agreed_with_record(short, r, sent(r))
         out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
     return out
