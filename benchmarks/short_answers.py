@@ -18,7 +18,8 @@ evaluation page reads), so an interrupted replay resumes. Then Answer-F1 (offici
 - `typed`: the answerer's short-answer stage as it is now, replayed on the run: a short answer of the wrong form for its
   question (`short.short_answer_problem`: no quantity, a restated question, a count instead of names) asked again in
   that form on the same passages (`short.retyped_short_answers`, appended to RUN/typed_short.jsonl: only those questions
-  call the model), acronyms expanded as a passage defines them, then made to agree with the verified answer.
+  call the model), acronyms expanded as a passage defines them, a number that counts something else than the question
+  asks replaced by the passages' number of it (`short.rebind_number`), then made to agree with the verified answer.
 Every variant is scored on the replayed questions only (all of them once the replay is complete).
 """
 import argparse, json, statistics

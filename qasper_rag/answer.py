@@ -204,6 +204,8 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
     sent = [c.body for c in passages]
     short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else rebind_number(
         base["question"], expand_acronyms(parsed.short_answer, sent), sent)
+    if short not in (UNANSWERABLE, parsed.short_answer):  # said, like every other change to what the model wrote
+        probs.append(f"short answer {parsed.short_answer!r} -> {short!r}: an acronym as a passage defines it, or the number of what the question counts")
     t_gen = time.perf_counter() - t0 - t_ret
     answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
         "", [], [], short, "", {})
