@@ -15,7 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import expand_acronyms, rebind_number, retyped_short_answer, short_answer_problem, short_answer_type
+from .short import expand_acronyms, first_line, rebind_number, retyped_short_answer, short_answer_problem, short_answer_type
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -69,8 +69,7 @@ def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict) ->
         return retyped_short_answer(question, parsed.short_answer, g.text)
     g = gen.generate(short_msgs(None), max_tokens=24)
     usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
-    short = g.text.strip().splitlines()[0].strip(" .\"'") if g.text.strip() else ""
-    short = re.sub(r"^(short answer|answer)\s*:\s*", "", short, flags=re.I).strip(" .\"'")
+    short = first_line(g.text)
     if usable_short_answer(question, short): return short, "short answer asked separately"
     if sents and not yes_no_question(question): return strip_citations(sents[0].claim).rstrip("."), "short answer taken from the answer's first sentence"
     return parsed.short_answer or short, "no usable short answer"

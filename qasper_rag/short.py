@@ -256,9 +256,9 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
     if retyped is not None:
         sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p["text"] for p in r.get("passages", [])]
         def typed(r: Mapping) -> str:
-            first = out["before agreement"][r["question_id"]]
+            first, texts = out["before agreement"][r["question_id"]], sent(r)
             short = retyped_short_answer(r["question"], first, retyped[r["question_id"]]["raw"])[0] if r["question_id"] in retyped else first
-            if not short.lower().startswith("unanswerable"): short = rebind_number(r["question"], expand_acronyms(short, sent(r)), sent(r))
-            return agreed_with_record(short, r, sent(r))
+            if not short.lower().startswith("unanswerable"): short = rebind_number(r["question"], expand_acronyms(short, texts), texts)
+            return agreed_with_record(short, r, texts)
         out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
     return out
