@@ -21,7 +21,7 @@ from .recall import QuestionRecall, aggregate, question_recall
 # %% auto #0
 __all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'EvalLine', 'RunDir', 'judge_answer', 'eval_items', 'evaluate',
            'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics',
-           'finish_run']
+           'finish_run', 'compare_runs']
 
 # %% ../nbs/17_evaluate.ipynb #3b39e0e6
 class RunMismatch(ValueError):
@@ -381,3 +381,36 @@ def finish_run(out: str | Path, # the run folder
     write_predictions(run.path/"predictions.jsonl", run_predictions(l for l in lines if l.question_id in wanted))
     (run.path/"metrics.json").write_text(json.dumps(m, indent=1))
     return m
+
+# %% ../nbs/17_evaluate.ipynb #f1547869
+def compare_runs(before: Sequence[EvalLine | Mapping], # the earlier run's records
+                 after: Sequence[EvalLine | Mapping], # the later run's records
+                 corpus: QasperCorpus, # the data, for the gold answers
+                 groups: Mapping[str, str] | None = None, # question id -> group (`question_groups`); None: one group
+                ) -> list[dict]:
+    """Both runs on the questions both finished, per group (and `all`): n, each run's Answer-F1 and Evidence-F1 with the
+    paired bootstrap 95% interval of after - before, Unanswerable short answers, shown claims, the share of them the run's
+    judge supports, and median seconds per question."""
+    b, a = ({l.question_id: l for l in map(EvalLine.of, ls)} for ls in (before, after))
+    qs = {q.id: q for q in corpus.questions()}
+    common = [q for q in a if q in b and q in qs]
+    gold = gold_from_corpus([qs[q] for q in common])
+    sc = {name: {s.question_id: s for s in score_questions(gold, run_predictions(run[q] for q in common))} for name, run in (("before", b), ("after", a))}
+    where = {q: (groups or {}).get(q, "all") for q in common}
+    rows = []
+    for g in sorted(set(where.values())) + (["all"] if len(set(where.values())) > 1 else []):
+        ids = [q for q in common if g in ("all", where[q])]
+        row = {"group": g, "n": len(ids)}
+        for metric, attr in (("answer_f1", "answer_f1"), ("evidence_f1", "evidence_f1")):
+            for name in ("before", "after"): row[f"{metric}_{name}"] = round(sum(getattr(sc[name][q], attr) for q in ids) / len(ids), 4)
+            lo, hi = bootstrap_ci([getattr(sc["after"][q], attr) - getattr(sc["before"][q], attr) for q in ids])
+            row[f"{metric}_difference_ci95"] = [round(lo, 4), round(hi, 4)]
+        for name, run in (("before", b), ("after", a)):
+            lines = [run[q] for q in ids]
+            v = verification_metrics(lines, [j for l in lines for j in l.judged])
+            secs = [l.seconds for l in lines if l.seconds is not None]
+            row[f"unanswerable_{name}"] = sum(not l.record.failed and l.record.short_answer.strip().lower().startswith("unanswerable") for l in lines)
+            row[f"shown_claims_{name}"], row[f"supported_share_{name}"] = v["shown_claims"], v["supported_share"]
+            row[f"seconds_median_{name}"] = round(statistics.median(secs), 1) if secs else None
+        rows.append(row)
+    return rows
