@@ -19,7 +19,9 @@ evaluation page reads), so an interrupted replay resumes. Then Answer-F1 (offici
   question (`short.short_answer_problem`: no quantity, a restated question, a count instead of names) asked again in
   that form on the same passages (`short.retyped_short_answers`, appended to RUN/typed_short.jsonl: only those questions
   call the model), acronyms expanded as a passage defines them, a number that counts something else than the question
-  asks replaced by the passages' number of it (`short.rebind_number`), then made to agree with the verified answer.
+  asks replaced by the passages' number of it (`short.rebind_number`), then made to agree with the verified answer. Only for a
+  run answered without the stage (`short.asked_again` finds no second ask in its records): on a run answered with it, `run`
+  is the stage, and a replay would apply it twice.
 Every variant is scored on the replayed questions only (all of them once the replay is complete).
 """
 import argparse, json, statistics
@@ -28,7 +30,7 @@ from qasper_rag.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.cli import load_corpus
 from qasper_rag.evaluate import question_groups
 from qasper_rag.metrics import gold_from_corpus
-from qasper_rag.short import f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
+from qasper_rag.short import asked_again, f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -53,10 +55,14 @@ if any(l["question_id"] not in have for l in lines):
     gen = load_generator("qwen-1.5b", n_threads=a.threads)
 plain = plain_short_answers(lines, passages_of, gen, out)
 typed_out = Path(a.typed_out or run/"typed_short.jsonl")
-try: retyped = retyped_short_answers(lines, passages_of, None, typed_out)
-except ValueError:  # some second asks are not on file yet: the model is needed
-    from qasper_rag.generate import load_generator
-    retyped = retyped_short_answers(lines, passages_of, gen or load_generator("qwen-1.5b", n_threads=a.threads), typed_out)
+if staged := asked_again(lines):  # the run went through the stage: replaying it would apply it twice
+    retyped = None
+    print(f"the run was answered with the short-answer stage ({staged} records note a second ask): no typed replay, its `run` is the stage")
+else:
+    try: retyped = retyped_short_answers(lines, passages_of, None, typed_out)
+    except ValueError:  # some second asks are not on file yet: the model is needed
+        from qasper_rag.generate import load_generator
+        retyped = retyped_short_answers(lines, passages_of, gen or load_generator("qwen-1.5b", n_threads=a.threads), typed_out)
 
 variants = short_variants(lines, plain, passages_of, retyped)
 gold = {q: r for q, r in gold_from_corpus(corpus).items() if q in plain}  # every variant on the same (replayed) questions
@@ -65,9 +71,9 @@ print(f"plain baseline: {len(plain)} of {len(lines)} questions, {statistics.medi
 for row in f1_by_type(gold, variants, groups):
     cells = "  ".join(f"{v} {row[v]:.3f} [{row[v + ' 95% interval'][0]:.3f}, {row[v + ' 95% interval'][1]:.3f}]" for v in variants)
     print(f"{row['group']:26s} {row['type']:12s} n={row['n']:3d}  {cells}")
-print(f"asked again in the question's form: {len(retyped)} questions, by problem",
-      dict(sorted(__import__("collections").Counter(d["problem"] for d in retyped.values()).items())))
-for q, d in retyped.items():
+if retyped is not None: print(f"asked again in the question's form: {len(retyped)} questions, by problem",
+                             dict(sorted(__import__("collections").Counter(d["problem"] for d in retyped.values()).items())))
+for q, d in (retyped or {}).items():
     before, after = variants["before agreement"][q], variants["typed"][q]
     print(f"  {groups.get(q, '?')[:12]:12s} {d['problem']:24s} {before[:50]!r} -> reply {d['short'][:50]!r} -> shown {after[:50]!r}")
 for v, ans in variants.items():

@@ -19,7 +19,7 @@ from .verify import WITHDRAWN, agreed_short_answer
 __all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
            'retyped_short_answer', 'expand_acronyms', 'rebind_number', 'gold_type', 'f1_by_type', 'run_passages',
            'replay_short_answers', 'plain_short_answers', 'retyped_short_answers', 'agreed_with_record',
-           'short_variants']
+           'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -262,3 +262,9 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
             return agreed_with_record(short, r, texts)
         out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
     return out
+
+# %% ../nbs/14b_short.ipynb #03337f1f
+def asked_again(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
+               ) -> int:
+    "How many of a run's records note a second ask in the question's form: a run answered with the short-answer stage has some."
+    return sum(any(": asked again" in p for p in l["record"].get("problems", [])) for l in lines)

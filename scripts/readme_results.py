@@ -59,6 +59,16 @@ if sa.is_file():
                  + (f"; {S['unanswerable']['typed']} of {S['n']} short answers Unanswerable against the run's {S['unanswerable']['run']}"
                     if 'unanswerable' in S else "") + ".")
     text += "\n"
+# against the report run this one replaced (benchmarks/compare_runs.py -> previous_run.json), same questions, same scorer
+pr = run/'previous_run.json'
+if pr.is_file():
+    P = json.loads(pr.read_text()); R = {r['group']: r for r in P['rows']}
+    d = lambda r, k: f"{r[k + '_before']:.3f} -> {r[k + '_after']:.3f} (difference {r[k + '_difference_ci95'][0]:+.3f} to {r[k + '_difference_ci95'][1]:+.3f})"
+    text += (f"Against the report run it replaced ({P['before']['label']}), on the same questions: "
+             + "; ".join(f"{name} (n={R[g]['n']}) Answer-F1 {d(R[g], 'answer_f1')}, Evidence-F1 {d(R[g], 'evidence_f1')}"
+                         for g, name in (('qasper-test-sample47-1q', 'test papers'), ('qasper-train-sample10', 'train papers')) if g in R)
+             + (f"; short answers saying Unanswerable {R['all']['unanswerable_before']} -> {R['all']['unanswerable_after']} of {R['all']['n']}" if 'all' in R else "")
+             + " (paired bootstrap 95% intervals; `benchmarks/compare_runs.py`).\n")
 readme = Path('README.md').read_text()
 new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
 assert new != readme or text in readme
