@@ -100,6 +100,7 @@ class RunDir:
 
     def start(self, settings: dict, # this run's settings as run.json records them (the questions' fingerprint and limit too)
               restart: bool = False, # start over: an existing run's files are renamed aside with a timestamp, not deleted
+              answers: bool = True, # will this session answer questions? One that will not (a page re-render) keeps what the run recorded of how its answers were made
              ) -> dict:
         "Record `settings`, or check them against the folder's run (only `INFO_KEYS` may change); returns the run's settings."
         self.path.mkdir(parents=True, exist_ok=True)
@@ -115,6 +116,8 @@ class RunDir:
             if diff:
                 raise RunMismatch(f"{self.path} holds a run with other settings ({', '.join(f'{k}: {old.get(k)!r} -> {settings.get(k)!r}' for k in diff[:4])}); "
                                   "choose another --out, or pass --restart to start over (the old records are kept beside)")
+            if not answers:  # threads, version, environment describe the sessions that answered, not this one
+                settings = {**settings, **{k: old[k] for k in ("settings", "version", "environment") if k in old}}
             if all(old.get(k) == settings.get(k) for k in INFO_KEYS): return old
         self.settings_path.write_text(json.dumps(settings, indent=1))  # a new run, or the same run with another limit
         return settings
@@ -239,8 +242,9 @@ def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
         raise ValueError(f"concurrency={concurrency} needs a generator that serves several requests at once (an openai:<model>@<url> "
                          f"server such as vLLM or llama_cpp.server); {answerer.gen.name} answers one question at a time: use concurrency 1")
     run = RunDir(out)
-    run.start({**settings, "questions": questions_fingerprint(corpus), "limit": limit}, restart)
     items = eval_items(corpus, limit)
+    have = {r["question_id"] for r in run.records()}
+    run.start({**settings, "questions": questions_fingerprint(corpus), "limit": limit}, restart, answers=restart or any(q.id not in have for _, q in items))
     done = {r["question_id"] for r in run.records(repair=True)}
     todo = [(p, q) for p, q in items if q.id not in done]
     t_start = time.perf_counter()
