@@ -1,6 +1,6 @@
 """Two evaluation runs side by side on the questions both finished (`qasper_rag.evaluate.compare_runs`): Answer-F1 and
 Evidence-F1 (official semantics) per data file with the paired bootstrap 95% interval of the difference, Unanswerable
-short answers, shown claims and the share the run's own judge supports, median seconds per question.
+short answers, shown claims and the share the run's own judge supports, median seconds and tokens per question.
 
 A plain script: it prints numbers and checks nothing. Run from the project root:
 
@@ -42,7 +42,8 @@ for r in rows:
     print(f"{r['group']:26s} n={r['n']:3d}  Answer-F1 {r['answer_f1_before']:.3f} -> {r['answer_f1_after']:.3f} "
           f"(difference {r['answer_f1_difference_ci95']})  Evidence-F1 {r['evidence_f1_before']:.3f} -> {r['evidence_f1_after']:.3f} "
           f"(difference {r['evidence_f1_difference_ci95']})  Unanswerable {r['unanswerable_before']} -> {r['unanswerable_after']}  "
-          f"shown claims {r['shown_claims_before']} -> {r['shown_claims_after']}  s/question {r['seconds_median_before']} -> {r['seconds_median_after']}")
+          f"shown claims {r['shown_claims_before']} -> {r['shown_claims_after']}  s/question {r['seconds_median_before']} -> {r['seconds_median_after']} "
+          f"at median prompt tokens {r['prompt_tokens_median_before']} -> {r['prompt_tokens_median_after']}, completion {r['completion_tokens_median_before']} -> {r['completion_tokens_median_after']}")
 side = lambda run: {k: run.get(k) for k in ("commit", "model", "judge", "verify", "config")}
 out = Path(a.out or Path(a.after)/"previous_run.json")
 out.write_text(json.dumps({"before": {"label": a.label or a.before, **side(b_run), "questions": len(before)},

@@ -394,7 +394,7 @@ def compare_runs(before: Sequence[EvalLine | Mapping], # the earlier run's recor
                 ) -> list[dict]:
     """Both runs on the questions both finished, per group (and `all`): n, each run's Answer-F1 and Evidence-F1 with the
     paired bootstrap 95% interval of after - before, Unanswerable short answers, shown claims, the share of them the run's
-    judge supports, and median seconds per question."""
+    judge supports, median seconds per question and median prompt and completion tokens."""
     b, a = ({l.question_id: l for l in map(EvalLine.of, ls)} for ls in (before, after))
     qs = {q.id: q for q in corpus.questions()}
     common = [q for q in a if q in b and q in qs]
@@ -416,5 +416,8 @@ def compare_runs(before: Sequence[EvalLine | Mapping], # the earlier run's recor
             row[f"unanswerable_{name}"] = sum(not l.record.failed and l.record.short_answer.strip().lower().startswith("unanswerable") for l in lines)
             row[f"shown_claims_{name}"], row[f"supported_share_{name}"] = v["shown_claims"], v["supported_share"]
             row[f"seconds_median_{name}"] = round(statistics.median(secs), 1) if secs else None
+            for k in ("prompt_tokens", "completion_tokens"):  # equal tokens and other seconds: the machine, not the pipeline
+                toks = [l.record.usage.get(k) for l in lines if l.record.usage.get(k) is not None]
+                row[f"{k}_median_{name}"] = statistics.median(toks) if toks else None
         rows.append(row)
     return rows

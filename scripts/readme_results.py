@@ -64,11 +64,18 @@ pr = run/'previous_run.json'
 if pr.is_file():
     P = json.loads(pr.read_text()); R = {r['group']: r for r in P['rows']}
     d = lambda r, k: f"{r[k + '_before']:.3f} -> {r[k + '_after']:.3f} (difference {r[k + '_difference_ci95'][0]:+.3f} to {r[k + '_difference_ci95'][1]:+.3f})"
-    text += (f"Against the report run it replaced ({P['before']['label']}), on the same questions: "
+    text += (f"Against the report run it replaced ({P['before']['label']}), on the same questions (`benchmarks/compare_runs.py`; "
+             "differences with paired bootstrap 95% intervals): "
              + "; ".join(f"{name} (n={R[g]['n']}) Answer-F1 {d(R[g], 'answer_f1')}, Evidence-F1 {d(R[g], 'evidence_f1')}"
                          for g, name in (('qasper-test-sample47-1q', 'test papers'), ('qasper-train-sample10', 'train papers')) if g in R)
-             + (f"; short answers saying Unanswerable {R['all']['unanswerable_before']} -> {R['all']['unanswerable_after']} of {R['all']['n']}" if 'all' in R else "")
-             + " (paired bootstrap 95% intervals; `benchmarks/compare_runs.py`).\n")
+             + (f"; short answers saying Unanswerable {R['all']['unanswerable_before']} -> {R['all']['unanswerable_after']} of {R['all']['n']}; "
+                f"seconds per question {R['all']['seconds_median_before']} -> {R['all']['seconds_median_after']} (median) at median prompt tokens "
+                f"{R['all']['prompt_tokens_median_before']} -> {R['all']['prompt_tokens_median_after']} and completion tokens "
+                f"{R['all']['completion_tokens_median_before']} -> {R['all']['completion_tokens_median_after']}"
+                + (" (the same work: the difference in seconds is the machine's speed on the day)" if all(
+                    abs(R['all'][f'{k}_median_after'] - R['all'][f'{k}_median_before']) <= 0.02 * R['all'][f'{k}_median_before'] for k in ('prompt_tokens', 'completion_tokens')) else "")
+                if 'all' in R and R['all'].get('prompt_tokens_median_after') else "")
+             + ".\n")
 readme = Path('README.md').read_text()
 new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
 assert new != readme or text in readme
