@@ -395,6 +395,7 @@ def compare_runs(before: Sequence[EvalLine | Mapping], # the earlier run's recor
     """Both runs on the questions both finished, per group (and `all`): n, each run's Answer-F1 and Evidence-F1 with the
     paired bootstrap 95% interval of after - before, Unanswerable short answers, shown claims, the share of them the run's
     judge supports, median seconds per question and median prompt and completion tokens."""
+    from qasper_rag.short import short_answer_type  # the pipeline's own reading of a short answer's form
     b, a = ({l.question_id: l for l in map(EvalLine.of, ls)} for ls in (before, after))
     qs = {q.id: q for q in corpus.questions()}
     common = [q for q in a if q in b and q in qs]
@@ -413,7 +414,7 @@ def compare_runs(before: Sequence[EvalLine | Mapping], # the earlier run's recor
             lines = [run[q] for q in ids]
             v = verification_metrics(lines, [j for l in lines for j in l.judged])
             secs = [l.seconds for l in lines if l.seconds is not None]
-            row[f"unanswerable_{name}"] = sum(not l.record.failed and l.record.short_answer.strip().lower().startswith("unanswerable") for l in lines)
+            row[f"unanswerable_{name}"] = sum(not l.record.failed and short_answer_type(l.record.short_answer) == "unanswerable" for l in lines)
             row[f"shown_claims_{name}"], row[f"supported_share_{name}"] = v["shown_claims"], v["supported_share"]
             row[f"seconds_median_{name}"] = round(statistics.median(secs), 1) if secs else None
             for k in ("prompt_tokens", "completion_tokens"):  # equal tokens and other seconds: the machine, not the pipeline
