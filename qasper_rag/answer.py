@@ -15,7 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import expand_acronyms, first_line, rebind_number, retyped_short_answer, short_answer_problem, short_answer_type
+from .short import expand_acronyms, first_line, formed_short_answer, rebind_number, short_answer_type
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -59,18 +59,22 @@ def _needs_retry(parsed: ParsedOutput) -> list[str]:
     "Problems worth one more (costly) try: no answer at all. A missing short answer gets a cheap call; uncited sentences are attributed."
     return [p for p in parsed.problems if "Short answer" not in p]
 
-def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict) -> tuple[str, str | None]:
-    """The reply's short answer if usable and of the question's form; asked again in that form when not (`short.short_answer_problem`);
-    else one from a follow-up call sharing the passages' KV cache; else the answer's first sentence. `short_msgs(problem)` builds the follow-up's messages."""
-    if usable_short_answer(question, parsed.short_answer):
-        if not (problem := short_answer_problem(question, parsed.short_answer)): return parsed.short_answer, None
+def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict,
+                  texts: Sequence[str] = (), # the passages sent (their texts): acronyms are written out as they define them before the form is judged
+                 ) -> tuple[str, str | None]:
+    """The reply's short answer if usable, else one from a follow-up call sharing the passages' KV cache, either way asked again in the
+    question's form when it has the wrong one (`short.formed_short_answer`); else the answer's first sentence. `short_msgs(problem)` builds the follow-up's messages."""
+    def ask(problem: str) -> str:
         g = gen.generate(short_msgs(problem), max_tokens=48, temperature=0.0)  # a list of names may be longer than a phrase
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
-        return retyped_short_answer(question, parsed.short_answer, g.text)
+        return g.text
+    if usable_short_answer(question, parsed.short_answer): return formed_short_answer(question, parsed.short_answer, texts, ask)
     g = gen.generate(short_msgs(None), max_tokens=24)
     usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
     short = first_line(g.text)
-    if usable_short_answer(question, short): return short, "short answer asked separately"
+    if usable_short_answer(question, short):
+        short, note = formed_short_answer(question, short, texts, ask)
+        return short, "short answer asked separately" + (f"; {note}" if note else "")
     if sents and not yes_no_question(question): return strip_citations(sents[0].claim).rstrip("."), "short answer taken from the answer's first sentence"
     return parsed.short_answer or short, "no usable short answer"
 
@@ -86,7 +90,7 @@ class Attempt:
     usage: dict  # prompt and completion tokens over every call
 
 def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int, max_tokens: int, retries: int,
-              grammar: str | None = None) -> Attempt:
+              grammar: str | None = None, texts: Sequence[str] = ()) -> Attempt:
     "Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed; then make sure of the short answer."
     attempts, usage = 0, {"prompt_tokens": 0, "completion_tokens": 0}
     while True:
@@ -101,7 +105,7 @@ def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int,
                                {"role": "user", "content": RETRY.format(problems="; ".join(probs))}]
     notes = []
     if parsed.answer:
-        short, note = _short_answer(gen, question, parsed, sents, short_msgs, usage)
+        short, note = _short_answer(gen, question, parsed, sents, short_msgs, usage, texts)
         parsed = dataclasses.replace(parsed, short_answer=short)
         if note: notes.append(note)
     return Attempt(g, parsed, sents, probs + notes, attempts, usage)
@@ -147,7 +151,8 @@ class Answerer:
         try:
             short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
             att = _generate(self.gen, msgs, short_msgs, question, len(passages),
-                            self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None)
+                            self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None,
+                            texts=[c.body for c in passages])
             return self._record(res, att, base, t0, t_ret), res
         except Exception as e:
             return AnswerRecord(answer="", sentences=[], short_answer="", short_answer_type="missing", passages=[], predicted_evidence=[], failed=True,

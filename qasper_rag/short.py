@@ -17,8 +17,8 @@ from .verify import WITHDRAWN, agreed_short_answer
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
-           'retyped_short_answer', 'expand_acronyms', 'rebind_number', 'gold_type', 'f1_by_type', 'run_passages',
-           'replay_short_answers', 'plain_short_answers', 'retyped_short_answers', 'agreed_with_record',
+           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'rebind_number', 'gold_type', 'f1_by_type',
+           'run_passages', 'replay_short_answers', 'plain_short_answers', 'retyped_short_answers', 'agreed_with_record',
            'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
@@ -96,6 +96,18 @@ def expand_acronyms(short: str, # a short answer
                 if _initials(e.group(1)) == key: return f"{a} ({e.group(1)})"
         return a
     return re.sub(rf"(?<![\w-]){_ACRONYM}(?![\w-])", expand, short)
+
+# %% ../nbs/14b_short.ipynb #f5bef39c
+def formed_short_answer(question: str, # the question
+                        short: str, # a usable short answer to it (`prompts.usable_short_answer`)
+                        passages: Sequence[str], # the passages sent (their texts), whose definitions write acronyms out
+                        ask: Callable[[str], str], # problem -> the model's reply when asked again in the question's form
+                       ) -> tuple[str, str | None]:
+    "`short` if, acronyms written out, it has the question's form; else the reply to `ask(problem)` if, acronyms written out, that has it, else `short`; and a note (None: not asked again)."
+    seen = expand_acronyms(short, passages)
+    if not (problem := short_answer_problem(question, seen)): return short, None
+    kept, note = retyped_short_answer(question, seen, expand_acronyms(first_line(ask(problem)), passages))  # the reply judged the same way
+    return (short if kept == seen else kept), note
 
 # %% ../nbs/14b_short.ipynb #f87c3ac7
 HOW_MANY = re.compile(r"^\s*how\s+many\s+(.+)", re.I)
@@ -219,8 +231,8 @@ def retyped_short_answers(lines: Sequence[Mapping], # a run's records (lines of 
                           out: str | Path, # JSON-lines file of the replies (appended; resumed)
                           progress: bool = True, # a progress bar
                          ) -> dict[str, dict]:
-    "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`), a reply in that form."
-    problem_of = lambda r: short_answer_problem(r.get("question", ""), _before(r))
+    "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`, acronyms written out as `formed_short_answer` judges), a reply in that form."
+    problem_of = lambda r: short_answer_problem(r.get("question", ""), expand_acronyms(_before(r), [c.body for c in passages_of(r)[0]]))
     return replay_short_answers(lines, passages_of, generator, out, problem_of, only_problems=True, max_tokens=48, progress=progress,
                                 desc="short answers asked again")
 
@@ -257,7 +269,7 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
         sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p["text"] for p in r.get("passages", [])]
         def typed(r: Mapping) -> str:
             first, texts = out["before agreement"][r["question_id"]], sent(r)
-            short = retyped_short_answer(r["question"], first, retyped[r["question_id"]]["raw"])[0] if r["question_id"] in retyped else first
+            short = formed_short_answer(r["question"], first, texts, lambda problem: retyped.get(r["question_id"], {}).get("raw", ""))[0]
             if not short.lower().startswith("unanswerable"): short = rebind_number(r["question"], expand_acronyms(short, texts), texts)
             return agreed_with_record(short, r, texts)
         out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
