@@ -19,8 +19,8 @@ from .generate import ProbabilityCache
 # %% auto #0
 __all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'GROUNDED_PROMPTS', 'GROUNDED_THRESHOLD', 'GROUNDED_MIN_COVERAGE',
            'GROUNDED_WINDOW', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge',
-           'claim_terms', 'numbers', 'misbound_numbers', 'bound_numbers', 'Grounding', 'grounding', 'Verdict',
-           'GroundedJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement',
+           'claim_terms', 'numbers', 'misbound_numbers', 'bound_numbers', 'claim_parts', 'Grounding', 'grounding',
+           'Verdict', 'GroundedJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement',
            'export_labelling', 'read_labels', 'LabelItem', 'split_cited', 'read_label_items', 'label_agreement',
            'check_labels']
 
@@ -247,9 +247,18 @@ def bound_numbers(premise: str, # the cited passage(s)
     return all(unit is not None and any(x == t and unit in p[j + 1:j + 1 + reach] for j, x in enumerate(p)) for t, unit in nums)
 
 # %% ../nbs/16_judges.ipynb #565fcb78
+def _sentences(premise: str) -> list[str]: return [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
+
 def _windows(premise: str, size: int) -> list[str]:
-    ss = [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
+    ss = _sentences(premise)
     return [" ".join(ss[i:i + size]) for i in range(max(1, len(ss) - size + 1))]
+
+_ENUMERATION = re.compile(r",\s[^,]+,\s")  # two list commas (a thousands separator has no space after it): three items or more
+_PART_SEP = re.compile(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+
+def claim_parts(claim: str) -> list[str]:
+    "An enumeration's parts, split at its commas and at *and* / *or* (\"They use A, B, and C datasets\"); any other claim: itself."
+    return [s for s in _PART_SEP.split(claim) if s.strip()] if _ENUMERATION.search(claim) else [claim]
 
 @dataclass(frozen=True)
 class Grounding:
@@ -259,13 +268,16 @@ class Grounding:
     numbers_missing: tuple[str, ...]  # the claim's numbers found nowhere in the passage
     span: str = ""  # the best window itself: what a grounded judge's model reads
     misbound: tuple[str, ...] = ()  # "number noun" pairs of the claim whose noun the passage gives another number, never this one
+    parts: int = 1  # the claim's parts grounded each in its own window (an enumeration: one per item; `claim_parts`)
 
 def grounding(premise: str, # the cited passage(s)
               hypothesis: str, # the claim
               window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
               question: str | None = None, # the question: words a claim without numbers only repeats from it need not be in the passage
              ) -> Grounding:
-    "Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives or gives to another noun."
+    """Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives or gives to
+    another noun. An enumeration's items may come from different sentences: each part (`claim_parts`) is grounded in its own best
+    window, the coverage is the worst part's, and the span is those windows' sentences in the passage's order."""
     terms = list(dict.fromkeys(claim_terms(asserted_text(hypothesis))))  # a judged bare Yes/No: its question's words
     if question and asserted_text(hypothesis) == hypothesis and (not numbers(hypothesis) or bound_numbers(premise, hypothesis)):
         # what a claim adds to its question (a judged Yes/No is its question; a number keeps its subject unless the passage
@@ -276,12 +288,21 @@ def grounding(premise: str, # the cited passage(s)
     nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))
     mis = misbound_numbers(premise, hypothesis)
     if not terms: return Grounding(1.0, (), nums, premise, mis)
-    best, miss, span = -1.0, (), premise
-    for w in _windows(premise, window):
-        have = set(claim_terms(w))
-        m = tuple(t for t in terms if t not in have)
-        if (c := 1 - len(m) / len(terms)) > best: best, miss, span = c, m, w
-    return Grounding(round(best, 4), miss, nums, span, mis)
+    counted = set(terms)  # a part's terms that count: the claim's, the question's words taken out as above
+    parts = [ts for p in claim_parts(asserted_text(hypothesis)) if (ts := [t for t in dict.fromkeys(claim_terms(p)) if t in counted])]
+    if len(parts) < 2: parts = [terms]
+    ss, ws = _sentences(premise), _windows(premise, window)
+    haves = [set(claim_terms(w)) for w in ws]
+    found = []  # per part: (coverage, missing terms, index of its best window)
+    for ts in parts:
+        best = (-1.0, (), 0)
+        for k, have in enumerate(haves):
+            m = tuple(t for t in ts if t not in have)
+            if (c := 1 - len(m) / len(ts)) > best[0]: best = (c, m, k)
+        found.append(best)
+    if len(found) == 1: span = ws[found[0][2]]
+    else: span = " ".join(ss[j] for j in sorted({j for _, _, k in found for j in range(k, min(k + window, len(ss)))}))
+    return Grounding(round(min(c for c, _, _ in found), 4), tuple(dict.fromkeys(t for _, m, _ in found for t in m)), nums, span, mis, len(found))
 
 # %% ../nbs/16_judges.ipynb #bd51306f
 GROUNDED_PROMPTS = ((JUDGE_SYSTEM, JUDGE_PROMPT),)  # the Yes/No question of `LLMJudge`, read on the best window of the passage
