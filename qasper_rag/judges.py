@@ -262,11 +262,11 @@ def claim_parts(claim: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Grounding:
-    "How much of a claim a passage spells out: the best window of sentences, and the claim's numbers."
+    "How much of a claim a passage spells out: the best window of sentences (one per part of an enumeration), and the claim's numbers."
     coverage: float  # share of the claim's content terms found in the best window (1.0 for a claim without terms)
     missing: tuple[str, ...]  # the claim's terms absent from that window
     numbers_missing: tuple[str, ...]  # the claim's numbers found nowhere in the passage
-    span: str = ""  # the best window itself: what a grounded judge's model reads
+    span: str = ""  # the best window itself (an enumeration: its parts' windows, in order): what a grounded judge's model reads
     misbound: tuple[str, ...] = ()  # "number noun" pairs of the claim whose noun the passage gives another number, never this one
     parts: int = 1  # the claim's parts grounded each in its own window (an enumeration: one per item; `claim_parts`)
 
