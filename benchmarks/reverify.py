@@ -1,0 +1,67 @@
+"""The verification of a run's answers replayed with the judge and verifier as they are now: which answer sentences
+would be verified, re-cited, rewritten or removed differently, before a full run is spent on a change to either.
+
+A plain script: it prints numbers and checks nothing. Run from the project root:
+
+    .venv/bin/python benchmarks/reverify.py [--run reports/offline-full] [--data FOLDER] [--out FILE] [--threads 2]
+
+For every answered record, the model's own reply (`raw_output`) is parsed and cut as the answerer does
+(`answer._finish_sentences`), the passages it was sent are rebuilt (`short.run_passages`), and `verify.Verifier` checks
+the sentences again with the default grounded judge, its P(Yes) cached in a copy of the run's judge_cache.jsonl (so an
+unchanged judge costs no model call). A sentence the run later withdrew because its short answer became Unanswerable
+shows as `removed` in the record but as the verifier's own verdict here; those are listed apart. The replay does not
+redo the short answer, so Answer-F1 is not recomputed: a full run confirms what the replay predicts. Quotes chosen by the
+model under a grammar may differ by an option on a replay (llama.cpp's cache state), which is listed too.
+"""
+import argparse, json, shutil
+from pathlib import Path
+from qasper_rag.answer import _finish_sentences
+from qasper_rag.chunking import ChunkerConfig, QasperChunker
+from qasper_rag.cli import load_corpus
+from qasper_rag.evaluate import question_groups
+from qasper_rag.generate import load_generator
+from qasper_rag.judges import GroundedJudge
+from qasper_rag.prompts import check_citations, parse_output
+from qasper_rag.short import run_passages
+from qasper_rag.verify import Verifier
+
+ROOT = Path(__file__).resolve().parents[1]
+p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+p.add_argument("--run", default=str(ROOT/"reports/offline-full"))
+p.add_argument("--data", default=str(ROOT.parent/"shared/data/qasper/original_format"))
+p.add_argument("--out", default=str(ROOT/"data/cache/reverify.json"), help="each question's replayed (status, text) per sentence")
+p.add_argument("--threads", type=int, default=2)
+a = p.parse_args()
+
+run, out = Path(a.run), Path(a.out)
+out.parent.mkdir(parents=True, exist_ok=True)
+lines = [json.loads(l) for l in open(run/"records.jsonl") if l.strip()]
+groups = question_groups(a.data)
+corpus, _ = load_corpus(a.data)
+passages_of = run_passages(corpus, QasperChunker(ChunkerConfig(**lines[0]["record"]["config"]["retrieval"]["chunker"])))
+cache = out.with_suffix(".judge_cache.jsonl")
+if (run/"judge_cache.jsonl").exists(): shutil.copy(run/"judge_cache.jsonl", cache)  # the run's file stays as the run left it
+gen = load_generator("qwen-1.5b", n_threads=a.threads)
+verifier = Verifier(GroundedJudge(gen, cache=cache), gen)
+
+from tqdm.auto import tqdm
+replayed, changed, withdrawn = {}, [], []
+for l in tqdm([l for l in lines if l["record"].get("raw_output") and not l["record"].get("failed")], desc="verification replayed"):
+    r, q = l["record"], l["question_id"]
+    passages = passages_of(r)[0]
+    sents, _, _ = _finish_sentences(check_citations(parse_output(r["raw_output"]).answer, len(passages)), passages, [])
+    now = [(c.status, c.text) for c in verifier.check(r["question"], sents, passages).sentences]
+    before = [(s.get("status"), s.get("text", "")) for s in r.get("sentences", [])]
+    replayed[q] = now
+    if now == before: continue
+    was_withdrawn = any(p.startswith("answer withdrawn") for p in r.get("problems", []))
+    (withdrawn if was_withdrawn and [s for s, _ in now] != [s for s, _ in before] else changed).append((q, r["question"], before, now))
+out.write_text(json.dumps(replayed, indent=1))
+print(f"{len(replayed)} answers replayed; {len(changed)} verified differently, {len(withdrawn)} more withdrawn by the run's short answer "
+      f"(Unanswerable) after verification; replays in {out}")
+for title, rows in (("verified differently", changed), ("withdrawn in the run after verification", withdrawn)):
+    print(f"\n{title}:")
+    for q, question, before, now in rows:
+        print(f"  {groups.get(q, '?')[:12]:12s} {question[:70]}")
+        print(f"    run:    {[(s, t[:60]) for s, t in before]}")
+        print(f"    replay: {[(s, t[:60]) for s, t in now]}")
