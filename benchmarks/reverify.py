@@ -15,6 +15,7 @@ model under a grammar may differ by an option on a replay (llama.cpp's cache sta
 """
 import argparse, json, shutil
 from pathlib import Path
+from tqdm.auto import tqdm
 from qasper_rag.answer import _finish_sentences
 from qasper_rag.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.cli import load_corpus
@@ -44,7 +45,6 @@ if (run/"judge_cache.jsonl").exists(): shutil.copy(run/"judge_cache.jsonl", cach
 gen = load_generator("qwen-1.5b", n_threads=a.threads)
 verifier = Verifier(GroundedJudge(gen, cache=cache), gen)
 
-from tqdm.auto import tqdm
 replayed, changed, withdrawn = {}, [], []
 for l in tqdm([l for l in lines if l["record"].get("raw_output") and not l["record"].get("failed")], desc="verification replayed"):
     r, q = l["record"], l["question_id"]

@@ -249,8 +249,8 @@ def bound_numbers(premise: str, # the cited passage(s)
 # %% ../nbs/16_judges.ipynb #565fcb78
 def _sentences(premise: str) -> list[str]: return [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
 
-def _windows(premise: str, size: int) -> list[str]:
-    ss = _sentences(premise)
+def _windows(premise: str, size: int, ss: list[str] | None = None) -> list[str]:
+    ss = _sentences(premise) if ss is None else ss  # `ss`: the premise's sentences, when split already
     return [" ".join(ss[i:i + size]) for i in range(max(1, len(ss) - size + 1))]
 
 _ENUMERATION = re.compile(r",\s[^,]+,\s")  # two list commas (a thousands separator has no space after it): three items or more
@@ -291,7 +291,7 @@ def grounding(premise: str, # the cited passage(s)
     counted = set(terms)  # a part's terms that count: the claim's, the question's words taken out as above
     parts = [ts for p in claim_parts(asserted_text(hypothesis)) if (ts := [t for t in dict.fromkeys(claim_terms(p)) if t in counted])]
     if len(parts) < 2: parts = [terms]
-    ss, ws = _sentences(premise), _windows(premise, window)
+    ss = _sentences(premise); ws = _windows(premise, window, ss)
     haves = [set(claim_terms(w)) for w in ws]
     found = []  # per part: (coverage, missing terms, index of its best window)
     for ts in parts:
@@ -319,7 +319,7 @@ class Verdict:
     reason: str  # what failed, or "supported"
 
 class GroundedJudge:
-    """The offline default judge: lexical grounding (one window of `window` sentences holds the claim's terms, every
+    """The offline default judge: lexical grounding (one window of `window` sentences holds the claim's terms, one per item for an enumeration, every
     number of the claim is in the passage), then the embedded LLM's P(Yes) on that window (averaged over `prompts`).
     Given the question, words a claim only repeats from it need not be in the passage, and a number bound to the
     wrong noun fails. Its numbers are reported as produced by `grounded:<model>`; TRUE NLI (`TrueJudge`) stays the
@@ -327,7 +327,7 @@ class GroundedJudge:
     uses_question = True  # `judge_entails` passes the question
     def __init__(self, generator, # anything with `yes_probability(messages)` and a `name`
                  threshold: float = GROUNDED_THRESHOLD, # mean P(Yes) needed
-                 min_coverage: float = GROUNDED_MIN_COVERAGE, # share of the claim's terms one window must hold
+                 min_coverage: float = GROUNDED_MIN_COVERAGE, # share of the claim's terms one window must hold (of each item's, for an enumeration)
                  window: int = GROUNDED_WINDOW, # sentences per window
                  numbers: bool = True, # every number of the claim must be in the passage
                  prompts: Sequence[tuple[str, str]] = GROUNDED_PROMPTS, # (system, user template with {premise} and {hypothesis})
