@@ -274,10 +274,12 @@ def grounding(premise: str, # the cited passage(s)
               hypothesis: str, # the claim
               window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
               question: str | None = None, # the question: words a claim without numbers only repeats from it need not be in the passage
+              parts: bool = True, # ground an enumeration item by item (False: the whole claim in one window, as for ranking passages)
              ) -> Grounding:
     """Lexical grounding of `hypothesis` in `premise`: the best window's coverage of its terms, and numbers it never gives or gives to
     another noun. An enumeration's items may come from different sentences: each part (`claim_parts`) is grounded in its own best
-    window, the coverage is the worst part's, and the span is those windows' sentences in the passage's order."""
+    window, the coverage is the worst part's, and the span is those windows' sentences in the passage's order (`parts=False`: the
+    whole claim in one window, which ranks passages by how much of the claim one place holds)."""
     terms = list(dict.fromkeys(claim_terms(asserted_text(hypothesis))))  # a judged bare Yes/No: its question's words
     if question and asserted_text(hypothesis) == hypothesis and (not numbers(hypothesis) or bound_numbers(premise, hypothesis)):
         # what a claim adds to its question (a judged Yes/No is its question; a number keeps its subject unless the passage
@@ -289,12 +291,12 @@ def grounding(premise: str, # the cited passage(s)
     mis = misbound_numbers(premise, hypothesis)
     if not terms: return Grounding(1.0, (), nums, premise, mis)
     counted = set(terms)  # a part's terms that count: the claim's, the question's words taken out as above
-    parts = [ts for p in claim_parts(asserted_text(hypothesis)) if (ts := [t for t in dict.fromkeys(claim_terms(p)) if t in counted])]
-    if len(parts) < 2: parts = [terms]
+    items = [ts for p in claim_parts(asserted_text(hypothesis)) if (ts := [t for t in dict.fromkeys(claim_terms(p)) if t in counted])] if parts else []
+    if len(items) < 2: items = [terms]
     ss = _sentences(premise); ws = _windows(premise, window, ss)
     haves = [set(claim_terms(w)) for w in ws]
     found = []  # per part: (coverage, missing terms, index of its best window)
-    for ts in parts:
+    for ts in items:
         best = (-1.0, (), 0)
         for k, have in enumerate(haves):
             m = tuple(t for t in ts if t not in have)

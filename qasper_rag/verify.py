@@ -181,7 +181,7 @@ class Verifier:
                 t = self._also(question, s.claim, passages, t, cover)
                 return CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}", v.p, reason)
         if self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
-            best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3).coverage, d in docs))
+            best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3, parts=False).coverage, d in docs))
             quote = self._quote(question, s.claim, passages[best - 1], best)
             if quote and (v := self._judge(question, quote, passages, (best,))).supported:
                 return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
