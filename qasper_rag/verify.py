@@ -15,12 +15,13 @@ from .metrics import judge_claim, judge_entails
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 
 # %% auto #0
-__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification', 'quotable_sentences',
-           'quote_grammar', 'Verifier', 'agreed_short_answer', 'agree_short_answer']
+__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification',
+           'quotable_sentences', 'quote_grammar', 'Verifier', 'agreed_short_answer', 'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
 WITHDRAWN = "withdrawn: the model's own short answer says the passages do not answer the question"
+UNDECIDED = "withdrawn: no passage sent says yes or no, and a quote does not answer a yes/no question"
 STATUSES = ("verified", "re-cited", "rewritten", "removed", "no answer")
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class CheckedSentence:
     repaired: str | None = None  # what changed, in words (None: nothing)
     p: float | None = None  # the judge's P(Yes) for the shown claim, when the model was asked
     reason: str = ""  # the judge's reason for the original sentence
+    before: str | None = None  # a withdrawn sentence's status before it was withdrawn
 
     @property
     def verified(self) -> bool: return self.status in ("verified", "re-cited", "rewritten")
@@ -65,7 +67,7 @@ class Verification:
     @property
     def notice(self) -> str:
         "What the reader is told about removed sentences ('' when none was removed)."
-        w = sum(s.status == "removed" and s.repaired == WITHDRAWN for s in self.sentences)
+        w = sum(s.status == "removed" and s.repaired in (WITHDRAWN, UNDECIDED) for s in self.sentences)
         n, pl = self.removed - w, lambda k: "s" if k > 1 else ""
         parts = ([f"{n} sentence{pl(n)} removed: not supported by the passages"] if n else []) + (
                  [f"{w} sentence{pl(w)} withdrawn: true of the paper, but not an answer to the question"] if w else [])
@@ -202,11 +204,16 @@ def agreed_short_answer(question: str, # the question (a yes/no question gets Ye
                         short: str, # the model's short answer
                         kept: Sequence[str], # the claims of the sentences shown as verified, in answer order
                         passages: Sequence[str] = (), # the passages sent, in [Doc N] order: a span the model read in one of them agrees
+                        decided: bool = True, # a kept sentence is the model's own claim (verified or re-cited), not only a rewrite's quote
                        ) -> tuple[str, str | None]:
-    "The short answer that agrees with the verified claims `kept`, and what changed (None: nothing). A record's own fields are enough, so a stored run can be replayed."
+    """The short answer that agrees with the verified claims `kept`, and what changed (None: nothing). A yes/no question's Yes or No
+    stands only when `decided`: a quote put in by a rewrite is true of the paper but says neither. A record's own fields are enough,
+    so a stored run can be replayed."""
     unanswerable = short.strip().lower().startswith("unanswerable")
     if not kept: return "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
     if unanswerable: return "Unanswerable", f"answer withdrawn ({len(kept)} sentence(s)): the short answer is Unanswerable"
+    if yes_no_question(question) and not decided and (not short.strip() or short.strip(" .").lower() in ("yes", "no")):
+        return "Unanswerable", f"short answer {short!r} -> 'Unanswerable': no passage sent says yes or no (only quotes were kept)"
     first = kept[0].rstrip(" .")
     if not short.strip():
         new = ("No" if re.match(r"\s*no\b", first, re.I) else "Yes") if yes_no_question(question) else first
@@ -225,8 +232,10 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
                       ) -> tuple[Verification, str, str | None]:
     "The verified answer and the short answer made to agree (`agreed_short_answer`); returns both and what changed (None: nothing)."
     kept = [s for s in v.sentences if s.verified]
-    new, note = agreed_short_answer(question, short, [s.claim for s in kept], passages)
-    if kept and new == "Unanswerable":  # a claim can hold at its passage and still not answer the question: the model said so itself
-        out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=WITHDRAWN) if s.verified else s for s in v.sentences]
+    decided = any(s.status in ("verified", "re-cited") for s in kept)
+    new, note = agreed_short_answer(question, short, [s.claim for s in kept], passages, decided)
+    if kept and new == "Unanswerable":  # a claim can hold at its passage and still not answer the question: the model said so itself,
+        why = WITHDRAWN if short.strip().lower().startswith("unanswerable") else UNDECIDED  # or no passage decides a yes/no question
+        out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=why, before=s.status) if s.verified else s for s in v.sentences]
         v = dataclasses.replace(v, sentences=out)
     return v, new, note
