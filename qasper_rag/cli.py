@@ -325,7 +325,7 @@ def run_eval(out: str | Path, # the run folder (a run with the same settings the
              progress: bool = True, # show a progress bar
             ) -> dict:
     "Load the data, the answerer and the judge once, then `evaluate` into `out`; the resolved settings and the environment go into run.json."
-    from qasper_rag.evaluate import evaluate
+    from qasper_rag.evaluate import code_version, evaluate
     from qasper_rag.judges import load_judge, judge_name
     from qasper_rag import __version__
     s = settings.resolved()
@@ -338,7 +338,7 @@ def run_eval(out: str | Path, # the run folder (a run with the same settings the
     recorded = {"config": s.answer.retrieval, "retrieval": ans.retriever.config.to_dict(), "generator": s.answer.generator, "model": ans.gen.name,
                 "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none",
                 "data": str(Path(s.data).resolve()) if s.data else None, "split": s.split, "tables": s.use_tables, "arxiv": s.arxiv,
-                "version": __version__, "settings": s.to_dict(), "environment": environment()}
+                "version": __version__, "code": code_version(), "settings": s.to_dict(), "environment": environment()}
     return evaluate(corpus, ans, j, out, recorded, limit=s.limit, restart=restart, progress=progress, labels=s.labels,
                     reference_labels=s.reference_labels, concurrency=s.concurrency)
 

@@ -19,21 +19,33 @@ from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, g
 from .recall import QuestionRecall, aggregate, question_recall
 
 # %% auto #0
-__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'EvalLine', 'RunDir', 'judge_answer', 'eval_items', 'evaluate',
-           'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics',
-           'finish_run', 'compare_runs']
+__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'RunDir', 'judge_answer',
+           'eval_items', 'evaluate', 'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics',
+           'verification_metrics', 'finish_run', 'compare_runs']
 
 # %% ../nbs/17_evaluate.ipynb #3b39e0e6
 class RunMismatch(ValueError):
     "The output folder holds a run with other settings."
 
-INFO_KEYS = ("limit", "data", "version", "settings", "environment")  # recorded, but a resumed run may differ in them
+INFO_KEYS = ("limit", "data", "version", "settings", "environment", "code", "resumed")  # recorded, but a resumed run may differ in them
 # (the data is checked by its question ids; "settings" repeats the compared keys beside threads, limit and label files)
 
 def questions_fingerprint(corpus: QasperCorpus) -> str:
     "A short hash of the corpus's question ids: the same questions wherever the data lives."
     import hashlib
     return hashlib.sha256("\n".join(sorted(q.id for q in corpus.questions())).encode()).hexdigest()[:16]
+
+def code_version(root: str | Path | None = None, # a git checkout (None: the one this package is imported from)
+                ) -> dict | None:
+    "The checkout's commit and whether its tracked files differ from it; None outside a git checkout (an installed package)."
+    import subprocess
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    if not (root/".git").exists(): return None
+    git = lambda *a: subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
+    try: head, status = git("rev-parse", "HEAD"), git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError): return None
+    if head.returncode or status.returncode: return None
+    return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
 
 def _with_new_defaults(settings: dict) -> dict:
     "Recorded settings with retrieval settings added since filled in at their defaults (which keep the old behaviour)."
@@ -88,6 +100,11 @@ class EvalLine:
         if self.seconds is not None: d["seconds"] = self.seconds
         return d
 
+def code_name(code: dict | None, # `code_version`'s record
+             ) -> str:
+    "The code a run records, in words."
+    return "code not recorded: outside git, or a run from before runs recorded it" if not code else f"commit {code['commit'][:10]}{' with uncommitted changes' if code.get('dirty') else ''}"
+
 class RunDir:
     "An evaluation run's folder: settings, streamed records, judge cache and outputs."
     def __init__(self, path: str | Path):
@@ -116,8 +133,16 @@ class RunDir:
             if diff:
                 raise RunMismatch(f"{self.path} holds a run with other settings ({', '.join(f'{k}: {old.get(k)!r} -> {settings.get(k)!r}' for k in diff[:4])}); "
                                   "choose another --out, or pass --restart to start over (the old records are kept beside)")
-            if not answers:  # threads, version, environment describe the sessions that answered, not this one
-                settings = {**settings, **{k: old[k] for k in ("settings", "version", "environment") if k in old}}
+            if not answers:  # threads, version, environment, code describe the sessions that answered, not this one
+                settings = {**settings, **{k: old[k] for k in ("settings", "version", "environment", "code", "resumed") if k in old}}
+            elif n := len(self.records()):  # the answers already there stay as their code made them: say which code answers from here on
+                new = settings.get("code")
+                settings = {**settings, "code": old.get("code"), **({"resumed": old["resumed"]} if "resumed" in old else {})}
+                if (last := (old.get("resumed") or [{"code": old.get("code")}])[-1]["code"]) != new:
+                    settings["resumed"] = [*old.get("resumed", []), {"after": n, "code": new}]
+                    print(f"{self.path}: resuming a run with {n} answer{'s' if n > 1 else ''} made by other code ({code_name(last)}); "
+                          f"the answers from here on come from {code_name(new)} (run.json 'resumed' records where). "
+                          "Pass --restart for one code throughout.", file=sys.stderr)
             if all(old.get(k) == settings.get(k) for k in INFO_KEYS): return old
         self.settings_path.write_text(json.dumps(settings, indent=1))  # a new run, or the same run with another limit
         return settings
