@@ -34,6 +34,7 @@ p.add_argument("--run", default=str(ROOT/"reports/offline-full"))
 p.add_argument("--data", default=str(ROOT.parent/"shared/data/qasper/original_format"))
 p.add_argument("--out", default=str(ROOT/"data/cache/reverify.json"), help="each question's replayed (status, text) per sentence")
 p.add_argument("--threads", type=int, default=2)
+p.add_argument("--candidates", type=int, help="`Verifier.candidates`, the other passages tried before a rewrite (default: the verifier's)")
 a = p.parse_args()
 
 run, out = Path(a.run), Path(a.out)
@@ -45,7 +46,7 @@ passages_of = run_passages(corpus, QasperChunker(ChunkerConfig(**lines[0]["recor
 cache = out.with_suffix(".judge_cache.jsonl")
 if (run/"judge_cache.jsonl").exists(): shutil.copy(run/"judge_cache.jsonl", cache)  # the run's file stays as the run left it
 gen = load_generator("qwen-1.5b", n_threads=a.threads)
-verifier = Verifier(GroundedJudge(gen, cache=cache), gen)
+verifier = Verifier(GroundedJudge(gen, cache=cache), gen, **({"candidates": a.candidates} if a.candidates else {}))
 
 gold = gold_from_corpus(corpus)
 f1 = lambda q, short: max(token_f1(short, ref.answer) for ref in gold[q]) if q in gold else None
