@@ -19,9 +19,9 @@ from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, g
 from .recall import QuestionRecall, aggregate, question_recall
 
 # %% auto #0
-__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'RunDir', 'judge_answer',
-           'eval_items', 'evaluate', 'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics',
-           'verification_metrics', 'finish_run', 'compare_runs']
+__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'answered_by', 'RunDir',
+           'judge_answer', 'eval_items', 'evaluate', 'question_groups', 'check_reference_labels', 'run_predictions',
+           'run_metrics', 'verification_metrics', 'finish_run', 'compare_runs']
 
 # %% ../nbs/17_evaluate.ipynb #3b39e0e6
 class RunMismatch(ValueError):
@@ -106,6 +106,11 @@ def code_name(code: dict | None, # `code_version`'s record
              ) -> str:
     "The code a run records, in words."
     return "code not recorded: outside git, or a run from before runs recorded it" if not code else f"commit {code['commit'][:10]}{' with uncommitted changes' if code.get('dirty') else ''}"
+
+def answered_by(run: Mapping, # a run's recorded settings (run.json, or metrics.json's `run`)
+               ) -> str:
+    "Which code answered a run, in words: its code, and where other code resumed it."
+    return code_name(run.get("code")) + "".join(f"; after {r['after']} answers resumed by {code_name(r['code'])}" for r in run.get("resumed") or [])
 
 class RunDir:
     "An evaluation run's folder: settings, streamed records, judge cache and outputs."

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from .judges import _UNIT_SKIP, _isnum, _unit_tokens, claim_terms
 from .metrics import Prediction, Reference, bootstrap_ci, normalize_answer, score_questions
 from .prompts import _CHOICE, SHORT_TYPED, short_answer_messages, usable_short_answer, yes_no_question
-from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer
+from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
@@ -243,7 +243,7 @@ def agreed_with_record(short: str, # a short answer for the record's question (e
                       ) -> str:
     "`short` made to agree with the record's verified answer as the pipeline does (`verify.agreed_short_answer`)."
     rows = [s for s in record.get("sentences", []) if s.get("verified") or s.get("repaired") in (WITHDRAWN, UNDECIDED)]
-    decided = any((s.get("before") or s.get("status")) != "rewritten" for s in rows)  # a sentence of the model's own held, not only a quote
+    decided = any(own_claim(s.get("before") or s.get("status")) for s in rows)  # a record without statuses: as before, decided
     texts = [p["text"] for p in record.get("passages", [])] if passages is None else passages
     return agreed_short_answer(record.get("question", ""), short, [s["claim"] for s in rows], texts, decided)[0]
 

@@ -16,7 +16,7 @@ from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, y
 
 # %% auto #0
 __all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification',
-           'quotable_sentences', 'quote_grammar', 'Verifier', 'agreed_short_answer', 'agree_short_answer']
+           'quotable_sentences', 'quote_grammar', 'Verifier', 'own_claim', 'agreed_short_answer', 'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
@@ -200,6 +200,11 @@ class Verifier:
                             getattr(self.judge, "calls", 0) - calls0, self.generations)
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
+def own_claim(status: str | None, # a kept sentence's status (a withdrawn one's status `before`)
+             ) -> bool:
+    "Whether a kept sentence is the model's own claim that held (verified or re-cited), not a rewrite's quote."
+    return status != "rewritten"
+
 def agreed_short_answer(question: str, # the question (a yes/no question gets Yes or No)
                         short: str, # the model's short answer
                         kept: Sequence[str], # the claims of the sentences shown as verified, in answer order
@@ -209,16 +214,16 @@ def agreed_short_answer(question: str, # the question (a yes/no question gets Ye
     """The short answer that agrees with the verified claims `kept`, and what changed (None: nothing). A yes/no question's Yes or No
     stands only when `decided`: a quote put in by a rewrite is true of the paper but says neither. A record's own fields are enough,
     so a stored run can be replayed."""
-    unanswerable = short.strip().lower().startswith("unanswerable")
+    unanswerable, yes_no = short.strip().lower().startswith("unanswerable"), short.strip(" .").lower() in ("yes", "no")
     if not kept: return "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
     if unanswerable: return "Unanswerable", f"answer withdrawn ({len(kept)} sentence(s)): the short answer is Unanswerable"
-    if yes_no_question(question) and not decided and (not short.strip() or short.strip(" .").lower() in ("yes", "no")):
+    if yes_no_question(question) and not decided and (not short.strip() or yes_no):
         return "Unanswerable", f"short answer {short!r} -> 'Unanswerable': no passage sent says yes or no (only quotes were kept)"
     first = kept[0].rstrip(" .")
     if not short.strip():
         new = ("No" if re.match(r"\s*no\b", first, re.I) else "Yes") if yes_no_question(question) else first
         return new, f"no short answer -> {new!r}, from the verified answer"
-    if short.strip(" .").lower() in ("yes", "no"): return short, None
+    if yes_no: return short, None
     terms = set(claim_terms(short))
     shown = set(claim_terms(" ".join(list(kept) + list(passages))))
     if terms and len(terms & shown) / len(terms) < 0.5:
@@ -232,7 +237,7 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
                       ) -> tuple[Verification, str, str | None]:
     "The verified answer and the short answer made to agree (`agreed_short_answer`); returns both and what changed (None: nothing)."
     kept = [s for s in v.sentences if s.verified]
-    decided = any(s.status in ("verified", "re-cited") for s in kept)
+    decided = any(own_claim(s.status) for s in kept)
     new, note = agreed_short_answer(question, short, [s.claim for s in kept], passages, decided)
     if kept and new == "Unanswerable":  # a claim can hold at its passage and still not answer the question: the model said so itself,
         why = WITHDRAWN if short.strip().lower().startswith("unanswerable") else UNDECIDED  # or no passage decides a yes/no question

@@ -1,7 +1,7 @@
 "Regenerate README's results paragraph from a run folder's metrics.json (and per-file scores from its records)."
 import json, re, sys
 from pathlib import Path
-from qasper_rag.evaluate import code_name, run_metrics, question_groups
+from qasper_rag.evaluate import answered_by, run_metrics, question_groups
 from qasper_rag.data import load_path
 run = Path(sys.argv[1] if len(sys.argv) > 1 else 'reports/offline-full')
 D = sys.argv[2] if len(sys.argv) > 2 else str(Path(__file__).resolve().parents[1].parent/'shared/data/qasper/original_format')
@@ -18,11 +18,10 @@ te, tr = gm['qasper-test-sample47-1q'], gm['qasper-train-sample10']
 f = lambda x: f"{x:.3f}"
 t = (m['run'].get('settings') or {}).get('answer', {}).get('threads') or m['run'].get('threads')
 threads = f" (llama.cpp with {t} thread{'s' if t != 1 else ''} on two cores)" if t else ""
-resumed = "".join(f", after {r['after']} answers resumed by {code_name(r['code'])}" for r in m['run'].get('resumed') or [])
 text = f"""## Results (offline, two CPU cores)
 All 98 shared questions, `offline-2k` retrieval, Qwen2.5-Coder-1.5B in process, every answer sentence
 verified before it is shown, judged by `{k['judge']}` (`reports/offline-full/`, rendered
-pages indexed in `reports/README.md`; answered by {code_name(m['run'].get('code'))}{resumed}):
+pages indexed in `reports/README.md`; answered by {answered_by(m['run'])}):
 Answer-F1 {f(m['answer_f1']['value'])}, Evidence-F1 {f(m['evidence_f1']['value'])} (official semantics, n={m['coverage']['answered']}/{m['n_questions']});
 on the 47 test papers {f(te['answer_f1']['value'])} / {f(te['evidence_f1']['value'])} (n={te['n_questions']}), on the 10 train papers
 {f(tr['answer_f1']['value'])} / {f(tr['evidence_f1']['value'])} (n={tr['n_questions']}); evidence recall of the context
