@@ -15,7 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import expand_acronyms, first_line, formed_short_answer, rebind_number, short_answer_type
+from .short import expand_acronyms, first_line, formed_short_answer, passage_span, rebind_number, short_answer_type
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -197,6 +197,15 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
                "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note}}
     return v.answer, out, shown, agreed, v.notice, summary
 
+def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent: Sequence[str], probs: list[str]) -> str:
+    "The short answer as the passage holding it writes it (`short.passage_span`: the cited passages first, then the others sent), the change said in `probs`."
+    cited = list(dict.fromkeys(i for s in sents for i in s.citations))
+    docs = cited + [k for k in range(1, len(sent) + 1) if k not in cited]
+    spanned, n, grown = passage_span(question, short, [sent[d - 1] for d in docs])
+    if spanned == short: return short
+    probs.append(f"short answer {short!r} -> {spanned!r}: as [Doc {docs[n]}] writes it" + (", with the rest of its list" if grown else ""))
+    return spanned
+
 @patch
 def _record(self: Answerer, res: Retrieval, att: Attempt,
             base: dict, # the record's fields known before generation (question, ids, context, model, config)
@@ -210,6 +219,7 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
         base["question"], expand_acronyms(parsed.short_answer, sent), sent)
     if short not in (UNANSWERABLE, parsed.short_answer):  # said, like every other change to what the model wrote
         probs.append(f"short answer {parsed.short_answer!r} -> {short!r}: an acronym as a passage defines it, or the number of what the question counts")
+    short = _as_written(base["question"], short, sents, sent, probs)
     t_gen = time.perf_counter() - t0 - t_ret
     answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
         "", [], [], short, "", {})

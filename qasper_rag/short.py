@@ -17,9 +17,9 @@ from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
-           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'rebind_number', 'gold_type', 'f1_by_type',
-           'run_passages', 'replay_short_answers', 'plain_short_answers', 'retyped_short_answers', 'agreed_with_record',
-           'short_variants', 'asked_again']
+           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'rebind_number', 'passage_span',
+           'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
+           'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -133,6 +133,72 @@ def rebind_number(question: str, # the question (only "how many <noun> ...?" is 
     written = next((w.group(0) for text in passages for w in _WRITTEN_NUMBER.finditer(text) if w.group(0).replace(",", "") == new), new)
     old = next((w.group(0) for w in _WRITTEN_NUMBER.finditer(short) if w.group(0).replace(",", "") == nums[0]), None)
     return short.replace(old, written, 1) if old else short
+
+# %% ../nbs/14b_short.ipynb #0747cb9a
+_SPAN_TOKEN = re.compile(r"\w+(?:[-\u2010-\u2014'\u2019.,]\w+)*|\S")  # a word with inner hyphens, apostrophes, decimals or separators is one token
+_LIST_SEP, _LIST_END = frozenset({",", "and", "or"}), frozenset(".;:()[]?!")
+
+def _span_key(token: str) -> str: return re.sub(r"[\u2010-\u2014-]", "-", token.lower())
+
+def _item_kind(words: Sequence[str]) -> str | None:
+    "An enumeration item's kind: 'number' (a number and its unit), 'name' (words that each have a capital or digit), None (a clause); four words at most."
+    if not words or len(words) > 4: return None
+    return "number" if words[0][0].isdigit() else "name" if all(re.search(r"[A-Z\d]", w) for w in words) else None
+
+def _tail(words: Sequence[str], kind: str) -> int | None:
+    "Where an item that follows its verb starts: at its last number (kind 'number') or its last run of words with a capital or digit."
+    m = len(words)
+    if kind == "number": m = next((k for k in range(len(words) - 1, -1, -1) if words[k][0].isdigit()), m)
+    else:
+        while m > 0 and re.search(r"[A-Z\d]", words[m - 1]): m -= 1
+    return m if m < len(words) and _item_kind(words[m:]) == kind else None
+
+def _enumeration(toks: Sequence[re.Match], i: int, j: int) -> tuple[int, int] | None:
+    "Character bounds of the enumeration whose whole items are tokens `i:j`, items of one kind closed by and/or; None if none."
+    lo, hi = i, j  # the clause around the span: no sentence or bracket punctuation
+    while lo > 0 and toks[lo - 1].group() not in _LIST_END: lo -= 1
+    while hi < len(toks) and toks[hi].group() not in _LIST_END: hi += 1
+    items, seps, cur = [], [], []
+    for k in range(lo, hi):
+        if toks[k].group() in _LIST_SEP:
+            if cur: items.append(cur); cur = []
+            seps.append((len(items), toks[k].group()))  # the separator before item number len(items)
+        else: cur.append(k)
+    if cur: items.append(cur)
+    mine = [n for n, it in enumerate(items) if it[-1] >= i and it[0] < j]
+    if not mine or items[mine[-1]][-1] != j - 1: return None  # the span must end an item
+    words = lambda it: [toks[k].group() for k in it]
+    first = items[mine[0]]
+    cut = first[0] != i  # the span starts inside its first item: only as that item's tail (the list's first item after its verb)
+    kind = _item_kind(words([k for k in first if k >= i]))
+    if kind is None or (cut and first[_tail(words(first), kind) or 0] != i): return None
+    a, b, start = mine[0], mine[-1], i
+    while a > 0 and not cut:
+        w = words(items[a - 1])
+        if _item_kind(w) == kind: a -= 1; start = items[a][0]; continue
+        if (m := _tail(w, kind)) is not None: a -= 1; start = items[a][m]
+        break
+    while b + 1 < len(items) and _item_kind(words(items[b + 1])) == kind: b += 1
+    if (a, b) == (mine[0], mine[-1]) or not any(a < n <= b and s in ("and", "or") for n, s in seps): return None
+    return toks[start].start(), toks[items[b][-1]].end()
+
+def passage_span(question: str, # the question (a *how many* question's answer is never grown into a list)
+                 short: str, # its short answer
+                 passages: Sequence[str], # the passages to copy from, the cited ones first
+                ) -> tuple[str, int | None, bool]:
+    """`short` as the first passage holding its words writes them (grown to the passage's whole enumeration of the same kind,
+    see above), the index of that passage (None: no passage holds them; `short` is returned as it is) and whether it grew."""
+    if not short.strip() or short.strip(" .").lower() in ("yes", "no", "unanswerable"): return short, None, False
+    want = [_span_key(t) for t in _SPAN_TOKEN.findall(short.strip().rstrip("."))]
+    for n, text in enumerate(passages):
+        toks = list(_SPAN_TOKEN.finditer(text)); keys = [_span_key(t.group()) for t in toks]
+        i = next((i for i in range(len(keys) - len(want) + 1) if keys[i:i + len(want)] == want), None)
+        if i is None: continue
+        j = i + len(want)
+        grown = None if HOW_MANY.match(question) else _enumeration(toks, i, j)
+        lo, hi = grown or (toks[i].start(), toks[j - 1].end())
+        return text[lo:hi], n, grown is not None
+    return short, None, False
 
 # %% ../nbs/14b_short.ipynb #44fbddaa
 def gold_type(refs: Sequence[Reference]) -> str:
