@@ -322,7 +322,7 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
     """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
     and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if); with replayed
     second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form, acronyms expanded,
-    a misbound number rebound, then agreed)."""
+    a misbound number rebound, copied as a passage writes it, then agreed)."""
     recs = {l["question_id"]: l["record"] for l in lines}
     out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
            "before agreement": {q: _before(r) for q, r in recs.items()}}
@@ -337,7 +337,9 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
         def typed(r: Mapping) -> str:
             first, texts = out["before agreement"][r["question_id"]], sent(r)
             short = formed_short_answer(r["question"], first, texts, lambda problem: retyped.get(r["question_id"], {}).get("raw", ""))[0]
-            if not short.lower().startswith("unanswerable"): short = rebind_number(r["question"], expand_acronyms(short, texts), texts)
+            if not short.lower().startswith("unanswerable"):
+                short = rebind_number(r["question"], expand_acronyms(short, texts), texts)
+                short = passage_span(r["question"], short, [p["text"] for p in r.get("passages", [])] + list(texts))[0]  # cited first
             return agreed_with_record(short, r, texts)
         out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
     return out
