@@ -9,10 +9,10 @@ For every answered record, the model's own reply (`raw_output`) is parsed and cu
 (`answer._finish_sentences`), the passages it was sent are rebuilt (`short.run_passages`), `verify.Verifier` checks
 the sentences again with the default grounded judge, its P(Yes) cached in a copy of the run's judge_cache.jsonl (so an
 unchanged judge costs no model call), and the short answer that went into the agreement step (the record's
-`verification.short_answer.before`), copied as its passage writes it (`answer._as_written`), is made to agree again
-(`verify.agree_short_answer`), which is the last step of an answer. So the replay predicts each shown answer and short answer, and Answer-F1 by data file, without asking the model
-for new answers; a full run confirms it. Quotes chosen by the model under a grammar may differ by an option on a replay
-(llama.cpp's cache state).
+`verification.short_answer.before`), copied as its passage writes it (`answer._as_written`), is made to agree
+again (`verify.agree_short_answer`), which is the last step of an answer. So the replay predicts each shown answer and
+short answer, and Answer-F1 by data file, without asking the model for new answers; a full run confirms it. Quotes
+chosen by the model under a grammar may differ by an option on a replay (llama.cpp's cache state).
 """
 import argparse, json, shutil
 from pathlib import Path
@@ -57,7 +57,7 @@ for l in tqdm([l for l in lines if l["record"].get("raw_output") and not l["reco
     sents, _, _ = _finish_sentences(check_citations(parse_output(r["raw_output"]).answer, len(passages)), passages, [])
     v, short = verifier.check(r["question"], sents, passages), r.get("short_answer", "")
     if (went_in := (r.get("verification") or {}).get("short_answer", {}).get("before")) is not None:
-        went_in = went_in if went_in == "Unanswerable" else _as_written(r["question"], went_in, sents, [c.body for c in passages], [])
+        went_in = _as_written(r["question"], went_in, sents, [c.body for c in passages], [])
         v, short, _ = agree_short_answer(r["question"], went_in, v, [c.body for c in passages])
     now, before = [(c.status, c.text) for c in v.sentences], [(s.get("status"), s.get("text", "")) for s in r.get("sentences", [])]
     replayed[q] = {"sentences": now, "short_answer": short}

@@ -171,7 +171,7 @@ def _enumeration(toks: Sequence[re.Match], i: int, j: int) -> tuple[int, int] | 
     first = items[mine[0]]
     cut = first[0] != i  # the span starts inside its first item: only as that item's tail (the list's first item after its verb)
     kind = _item_kind(words([k for k in first if k >= i]))
-    if kind is None or (cut and first[_tail(words(first), kind) or 0] != i): return None
+    if kind is None or (cut and ((t := _tail(words(first), kind)) is None or first[t] != i)): return None
     a, b, start = mine[0], mine[-1], i
     while a > 0 and not cut:
         w = words(items[a - 1])
@@ -190,6 +190,7 @@ def passage_span(question: str, # the question (a *how many* question's answer i
     see above), the index of that passage (None: no passage holds them; `short` is returned as it is) and whether it grew."""
     if not short.strip() or short.strip(" .").lower() in ("yes", "no", "unanswerable"): return short, None, False
     want = [_span_key(t) for t in _SPAN_TOKEN.findall(short.strip().rstrip("."))]
+    if not want: return short, None, False  # punctuation only: nothing to find
     for n, text in enumerate(passages):
         toks = list(_SPAN_TOKEN.finditer(text)); keys = [_span_key(t.group()) for t in toks]
         i = next((i for i in range(len(keys) - len(want) + 1) if keys[i:i + len(want)] == want), None)
