@@ -82,8 +82,8 @@ library-answers: models
 	$(BIN)/python benchmarks/library_answers.py --data $(DATA) --library data/library-shared --out reports/library/answers.jsonl $(if $(LIMIT),--limit $(LIMIT),)
 
 # the ranker adapted to the shared papers without labels (qasper-rag adapt: about 50 minutes of question writing for
-# 300 chunks and a few of training on two cores; resumable), then its page (reports/adapt/adapt.html): evidence recall
-# of offline-adapted against offline by split
+# 300 chunks, then a few minutes each for the bi-encoder and the cross-encoder on two cores; resumable), then its page
+# (reports/adapt/adapt.html): evidence recall of offline-adapted and of offline-cross against offline by split
 adapt: models
 	$(BIN)/qasper-rag adapt --data $(DATA) --out data/adapted --max-chunks 300
 adapt-page:

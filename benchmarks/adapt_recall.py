@@ -1,7 +1,7 @@
-"""Evidence recall of the adapted ranker (`qasper-rag adapt`, preset `offline-adapted`) against `offline` on the same
-questions (`qasper_rag.adapt.compare_recall`): the whole recall curve (500 to 6,000 tokens), by file (the 10 train
+"""Evidence recall of the adapted rankers (`qasper-rag adapt`: presets `offline-adapted`, the bi-encoder, and
+`offline-cross`, the cross-encoder reranking the top candidates) each against `offline` on the same questions (`qasper_rag.adapt.compare_recall`): the whole recall curve (500 to 6,000 tokens), by file (the 10 train
 papers, the 47 test papers) and overall, with paired bootstrap intervals of the difference, and the retrieval time
-per question. --page renders the adaptation page beside the JSON, with the run's manifest copied there.
+per question (what the adapted stage adds). --page renders the adaptation page beside the JSON, with the run's manifest copied there.
 
 A plain script: it prints numbers and checks nothing. Run from the project root:
 
@@ -17,16 +17,21 @@ from qasper_rag.evaluate import question_groups
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=str(shared_data_dir() / "original_format"))
-    ap.add_argument("--base", default="offline"); ap.add_argument("--other", default="offline-adapted")
+    ap.add_argument("--base", default="offline")
+    ap.add_argument("--other", nargs="+", default=["offline-adapted", "offline-cross"], help="the configurations compared with --base, each in turn")
     ap.add_argument("--out", help="write the numbers as JSON here (and the adaptation run's manifest beside it)")
     ap.add_argument("--page", action="store_true", help="render the adaptation page (adapt.html) beside --out")
     a = ap.parse_args()
-    res = compare_recall(load_path(a.data), a.base, a.other, question_groups(a.data))
-    for g, rows in res["by_group"].items():
-        for b, s in rows.items():
-            print(f"{g:26s} @{int(b):5d}: {a.base} {s['base']:.3f}  {a.other} {s['other']:.3f}  diff {s['diff']:+.3f} {s['ci95']} "
-                  f"(n={s['n']}, {s['better']} better, {s['worse']} worse)")
-    print(f"retrieval per question (median, warm): {res['retrieval_ms']}")
+    corpus, groups, comparisons = load_path(a.data), question_groups(a.data), []
+    for other in a.other:
+        res = compare_recall(corpus, a.base, other, groups)
+        for g, rows in res["by_group"].items():
+            for b, s in rows.items():
+                print(f"{g:26s} @{int(b):5d}: {a.base} {s['base']:.3f}  {other} {s['other']:.3f}  diff {s['diff']:+.3f} {s['ci95']} "
+                      f"(n={s['n']}, {s['better']} better, {s['worse']} worse)")
+        print(f"retrieval per question (median, warm): {res['retrieval_ms']}")
+        comparisons.append(res)
+    res = {"comparisons": comparisons}
     if a.out:
         out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(res, indent=1) + "\n")

@@ -1,4 +1,4 @@
-"""`qasper-rag adapt`: questions generated from the papers' own chunks by the embedded LLM, kept when the source chunk comes back near the top (Promptagator's round trip), hard negatives mined from the same paper, and the MiniLM bi-encoder fine-tuned on them with sentence-transformers' trainer; everything written with a manifest so a result can be traced.
+"""`qasper-rag adapt`: questions generated from the papers' own chunks by the embedded LLM, kept when the source chunk comes back near the top (Promptagator's round trip), hard negatives mined from the same paper, and the MiniLM bi-encoder fine-tuned on them with sentence-transformers' trainer, and a cross-encoder reranker trained from the same weights; everything written with a manifest so a result can be traced.
 
 Docs: https://qasper-rag.github.io/qasper_rag/adapt.html.md"""
 
@@ -14,10 +14,11 @@ from .data import QasperCorpus, Paper, load_path, project_root
 from .chunking import Chunk
 
 # %% auto #0
-__all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'MODEL_DIR', 'QUESTION_SETTINGS', 'BUDGETS', 'question_messages',
-           'parse_questions', 'AdaptConfig', 'choose_chunks', 'round_trip', 'best_window', 'generate_questions',
-           'training_triples', 'train_bi_encoder', 'adapt', 'adapted_dir', 'load_adapted', 'recall_by_question',
-           'compare_recall']
+__all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'CROSS_DIR', 'MODEL_DIR', 'QUESTION_SETTINGS', 'BI_SETTINGS',
+           'CROSS_SETTINGS', 'BUDGETS', 'question_messages', 'parse_questions', 'AdaptConfig', 'choose_chunks',
+           'round_trip', 'best_window', 'generate_questions', 'training_triples', 'train_bi_encoder', 'cross_pairs',
+           'train_cross_encoder', 'CrossEncoderReranker', 'adapt', 'adapted_dir', 'load_adapted', 'load_cross_encoder',
+           'recall_by_question', 'compare_recall']
 
 # %% ../nbs/11a_adapt.ipynb #d78e245d
 QUESTION_PROMPT = """Passage from the NLP paper "{title}" (section: {section}):
@@ -60,10 +61,14 @@ class AdaptConfig:
     retrieval: str = "offline"  # the ranker of the round trip and of the hard negatives (a retrieval preset)
     keep_top: int = 3  # a question is kept when its source chunk ranks among this many in its paper
     negatives: int = 1  # hard negatives per question (best-ranked other chunks of the paper)
-    base: str = "minilm"  # the bi-encoder trained (an `dense.load_embedder` spec)
+    base: str = "minilm"  # the bi-encoder trained (an `dense.load_embedder` spec); the cross-encoder starts from its transformer
+    cross_encoder: bool = True  # also train a cross-encoder reranker on the same triples
+    cross_epochs: int = 2  # the cross-encoder's epochs (its one-logit head starts untrained)
+    cross_max_length: int = 256  # tokens of question and passage window the cross-encoder reads
     epochs: int = 1
     batch_size: int = 16
     learning_rate: float = 2e-5
+    cross_learning_rate: float = 1e-4  # the cross-encoder's (its new head barely moved at 2e-5 in two epochs: BCE 0.69 -> 0.66)
     warmup_ratio: float = 0.1
     seed: int = 0
     threads: int | None = None  # LLM threads (None: the generator's default)
@@ -206,20 +211,107 @@ def train_bi_encoder(triples: Sequence[tuple[str, str, str]], # (question, posit
     model.save(str(out))
     return out
 
+# %% ../nbs/11a_adapt.ipynb #9351e8b1
+CROSS_DIR = "cross-encoder"  # the trained reranker's folder inside the run folder
+
+def cross_pairs(triples: Sequence[tuple[str, str, str]], # (question, positive, negative)
+               ) -> list[tuple[str, str, float]]:
+    "(question, passage, label) for a cross-encoder: each triple's positive (1.0) and hard negative (0.0), each pair once."
+    seen, out = set(), []
+    for q, pos, neg in triples:
+        for text, y in ((pos, 1.0), (neg, 0.0)):
+            if (q, text) not in seen: seen.add((q, text)); out.append((q, text, y))
+    return out
+
+def train_cross_encoder(triples: Sequence[tuple[str, str, str]], # (question, positive, negative)
+                        out: str | Path, # the folder the trained reranker is saved to
+                        config: AdaptConfig = AdaptConfig(), # base model, cross_epochs, cross_max_length, batch size, cross_learning_rate, warmup, seed
+                        progress: bool = True, # the trainer's progress bar
+                       ) -> Path:
+    "Train a cross-encoder from the base bi-encoder's transformer on `triples` (binary cross-entropy, sentence-transformers' `CrossEncoderTrainer`); returns its folder."
+    import transformers
+    from datasets import Dataset
+    from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
+    from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
+    from qasper_rag.tokens import minilm_path
+    if not triples: raise ValueError("no training triples: no generated question passed the round trip (see questions.jsonl)")
+    out = Path(out)
+    src = minilm_path() if config.base == "minilm" else config.base
+    level = transformers.logging.get_verbosity(); transformers.logging.set_verbosity_error()  # "classifier ... newly initialized" is the point
+    transformers.set_seed(config.seed)  # the new head's initial weights too come from the recorded seed
+    try: model = CrossEncoder(str(src), num_labels=1, max_length=config.cross_max_length, device="cpu", local_files_only=Path(str(src)).is_dir())
+    finally: transformers.logging.set_verbosity(level)
+    pairs = cross_pairs(triples)
+    ds = Dataset.from_dict({"query": [p[0] for p in pairs], "passage": [p[1] for p in pairs], "label": [p[2] for p in pairs]})
+    args = CrossEncoderTrainingArguments(
+        output_dir=str(out.parent/"checkpoints"), num_train_epochs=config.cross_epochs, per_device_train_batch_size=config.batch_size,
+        learning_rate=config.cross_learning_rate, warmup_ratio=config.warmup_ratio, seed=config.seed, data_seed=config.seed,
+        save_strategy="no", report_to=[], logging_steps=10, disable_tqdm=not progress, use_cpu=True)
+    CrossEncoderTrainer(model=model, args=args, train_dataset=ds, loss=BinaryCrossEntropyLoss(model)).train()
+    model.save_pretrained(str(out))
+    return out
+
+class CrossEncoderReranker:
+    """Scores passages for a question with a cross-encoder (a folder, e.g. `qasper-rag adapt`'s, or a Hugging Face id such as
+    `cross-encoder/ms-marco-MiniLM-L6-v2` where the Hub is reachable): a passage longer than the model reads scores as its best
+    window (MaxP), the windows cut at token offsets of the passage's own text."""
+    def __init__(self, model: str | Path, # a cross-encoder folder or Hub id
+                 name: str | None = None, # how rankings and caches name it (default: the model)
+                 max_length: int | None = None, # tokens read per (question, window) pair (None: the model's own setting)
+                 batch_size: int = 32, # pairs per forward pass
+                 device: str = "cpu"):
+        from sentence_transformers.cross_encoder import CrossEncoder
+        try: self.model = CrossEncoder(str(model), device=device, max_length=max_length, local_files_only=Path(str(model)).is_dir())
+        except OSError as e: raise RuntimeError(f"cannot load cross-encoder {str(model)!r} ({e}); offline, train one with `qasper-rag adapt`") from None
+        self.name, self.batch_size = name or f"cross-encoder:{model}", batch_size
+
+    def windows(self, question: str, # the question (its length leaves the room a window has)
+                text: str, # the passage
+               ) -> list[str]:
+        "The passage cut into consecutive windows that fit beside the question (one window when it fits whole)."
+        tok = self.model.tokenizer
+        room = max(16, (self.model.max_length or 512) - len(tok(question, add_special_tokens=False)["input_ids"]) - 3)  # [CLS] q [SEP] w [SEP]
+        offs = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)["offset_mapping"]
+        if len(offs) <= room: return [text]
+        return [text[offs[i][0]:offs[min(i + room, len(offs)) - 1][1]] for i in range(0, len(offs), room)]
+
+    def score(self, question: str, # the question
+              texts: Sequence[str], # the passages, one score each
+             ) -> list[float]:
+        "Each passage's best window's score (the model's activation of its logit: a sigmoid for one label, so the order is the logits')."
+        wins = [(k, w) for k, t in enumerate(texts) for w in self.windows(question, t)]
+        if not wins: return []
+        logits = self.model.predict([(question, w) for _, w in wins], batch_size=self.batch_size, show_progress_bar=False)
+        best = [float("-inf")] * len(texts)
+        for (k, _), v in zip(wins, logits): best[k] = max(best[k], float(v))
+        return best
+
 # %% ../nbs/11a_adapt.ipynb #9693db57
 MODEL_DIR = "bi-encoder"  # the trained model's folder inside the run folder
 # the settings the questions file depends on: a resumed run must keep them (a larger `max_chunks` extends the seeded
 # sample, whose first chunks are the smaller sample's; the training settings may change between runs)
 QUESTION_SETTINGS = ("generator", "questions_per_chunk", "retrieval", "keep_top", "negatives", "seed")
+# the settings each model's training depends on: a rerun with the same triples and these settings keeps the trained model
+BI_SETTINGS = ("base", "epochs", "batch_size", "learning_rate", "warmup_ratio", "seed")
+CROSS_SETTINGS = ("base", "cross_epochs", "cross_max_length", "batch_size", "cross_learning_rate", "warmup_ratio", "seed")
+
+def _inputs_sha256(triples: Sequence[tuple[str, str, str]], config: AdaptConfig, keys: Sequence[str]) -> str:
+    "A fingerprint of what a training step reads: its triples and its settings."
+    return hashlib.sha256(json.dumps([list(map(list, triples)), {k: getattr(config, k) for k in keys}]).encode()).hexdigest()
+
+def _trained(step: dict | None, folder: Path, inputs: str) -> bool:
+    "Is `folder` the model `step` recorded, trained on the same inputs? (Then a rerun keeps it.)"
+    return bool(step) and step.get("inputs_sha256") == inputs and (folder/"model.safetensors").is_file() \
+        and _sha256(folder/"model.safetensors") == step.get("weights_sha256")
 
 def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their questions are not)
-          out: str | Path, # the run folder: questions.jsonl, bi-encoder/, manifest.json
+          out: str | Path, # the run folder: questions.jsonl, bi-encoder/, cross-encoder/, manifest.json
           config: AdaptConfig = AdaptConfig(), # the settings
           train: bool = True, # train after the questions (False: questions only)
           progress: bool = True, # progress bars
           generator=None, # a loaded generator (None: `config.generator`)
          ) -> dict:
-    "The whole adaptation run (resumable): questions, triples, training, manifest; returns the manifest."
+    "The whole adaptation run (resumable): questions, triples, training (the bi-encoder, then the cross-encoder), manifest; returns the manifest."
     from qasper_rag.retrieval import Retriever
     from qasper_rag.dense import load_embedder
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
@@ -246,11 +338,22 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     t = time.perf_counter()
     emb = load_embedder(config.base, long_text="mean")
     triples = training_triples(corpus, list(_done(out/"questions.jsonl").values()), emb, retriever.chunker)
-    model = train_bi_encoder(triples, out/MODEL_DIR, config, progress)
-    man["steps"]["training"] = {"triples": len(triples), "seconds": round(time.perf_counter() - t, 1),
-                                "weights_sha256": _sha256(model/"model.safetensors")}
-    man["model"] = str(model)
+    inputs = _inputs_sha256(triples, config, BI_SETTINGS)
+    if not _trained(man["steps"].get("training"), out/MODEL_DIR, inputs):  # else the model on disk is this one: kept
+        model = train_bi_encoder(triples, out/MODEL_DIR, config, progress)
+        man["steps"]["training"] = {"triples": len(triples), "seconds": round(time.perf_counter() - t, 1),
+                                    "weights_sha256": _sha256(model/"model.safetensors"), "inputs_sha256": inputs}
+    man["model"] = str(out/MODEL_DIR)
     mpath.write_text(json.dumps(man, indent=1) + "\n")
+    if config.cross_encoder:
+        t = time.perf_counter()
+        inputs = _inputs_sha256(triples, config, CROSS_SETTINGS)
+        if not _trained(man["steps"].get("cross_training"), out/CROSS_DIR, inputs):
+            cross = train_cross_encoder(triples, out/CROSS_DIR, config, progress)
+            man["steps"]["cross_training"] = {"pairs": len(cross_pairs(triples)), "seconds": round(time.perf_counter() - t, 1),
+                                              "weights_sha256": _sha256(cross/"model.safetensors"), "inputs_sha256": inputs}
+        man["cross_model"] = str(out/CROSS_DIR)
+        mpath.write_text(json.dumps(man, indent=1) + "\n")
     return man
 
 # %% ../nbs/11a_adapt.ipynb #68855012
@@ -268,6 +371,19 @@ def load_adapted(run: str | Path | None = None, **kw):
         raise RuntimeError(f"no adapted model in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
     sha = json.loads(m.read_text())["steps"]["training"]["weights_sha256"]
     return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{sha[:12]}", **kw})
+
+def load_cross_encoder(spec: str = "adapted", # "adapted" (the cross-encoder of `adapted_dir()`), a run folder's cross-encoder, a model folder or a Hub id
+                       **kw, # passed to `CrossEncoderReranker`
+                      ) -> CrossEncoderReranker:
+    "A cross-encoder reranker by spec; the adapted one is named by its weights' hash."
+    if spec == "adapted":
+        run = adapted_dir()
+        m = run/"manifest.json"
+        step = json.loads(m.read_text())["steps"].get("cross_training") if m.is_file() else None
+        if step is None or not (run/CROSS_DIR/"model.safetensors").is_file():
+            raise RuntimeError(f"no adapted cross-encoder in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
+        return CrossEncoderReranker(run/CROSS_DIR, **{"name": f"adapted-cross:{step['weights_sha256'][:12]}", **kw})
+    return CrossEncoderReranker(spec, **kw)
 
 # %% ../nbs/11a_adapt.ipynb #3391eb0b
 BUDGETS = (500, 1000, 2000, 4000, 6000)

@@ -582,16 +582,19 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
 
 # %% ../nbs/90_cli.ipynb #b4c04ad0
 def cmd_adapt(a: argparse.Namespace) -> int:
-    "Generate questions from the papers' chunks, filter them by round trip, mine hard negatives and train the bi-encoder."
+    "Generate questions from the papers' chunks, filter them by round trip, mine hard negatives, train the bi-encoder and the cross-encoder."
     from qasper_rag.adapt import AdaptConfig, adapt
     from qasper_rag.data import shared_data_dir
     data = a.data or str(shared_data_dir()/"original_format")
     given = {k: v for k, v in (("generator", a.generator), ("max_chunks", a.max_chunks), ("questions_per_chunk", a.questions_per_chunk),
-                               ("epochs", a.epochs), ("batch_size", a.batch_size), ("seed", a.seed), ("threads", a.threads)) if v is not None}
+                               ("epochs", a.epochs), ("cross_epochs", a.cross_epochs), ("batch_size", a.batch_size), ("seed", a.seed),
+                               ("threads", a.threads)) if v is not None}
+    if a.no_cross_encoder: given["cross_encoder"] = False
     man = adapt(data, a.out, dataclasses.replace(AdaptConfig(), **given), train=not a.no_train, progress=not a.quiet)
     q, tr = man["steps"]["questions"], man["steps"].get("training")
     print(f"adapt: {q['chunks_done']} of {q['chunks_chosen']} chunks have questions ({q['questions']} questions, {q['kept']} kept by the round trip; "
-          f"{q['seconds_total']} s)" + (f"; trained on {tr['triples']} triples in {tr['seconds']} s -> {man['model']}" if tr and not a.no_train else ""))
+          f"{q['seconds_total']} s)" + (f"; trained on {tr['triples']} triples in {tr['seconds']} s -> {man['model']}" if tr and not a.no_train else "")
+          + (f"; cross-encoder on {ct['pairs']} pairs in {ct['seconds']} s -> {man['cross_model']}" if (ct := man["steps"].get("cross_training")) and not a.no_train and not a.no_cross_encoder else ""))
     return 0
 
 def _adapt_args(p: argparse.ArgumentParser):
@@ -600,7 +603,9 @@ def _adapt_args(p: argparse.ArgumentParser):
     p.add_argument("--generator", help="the LLM that writes the questions (default: qwen-1.5b)")
     p.add_argument("--max-chunks", type=int, help="a seeded sample of this many chunks, spread over the papers (default: every chunk)")
     p.add_argument("--questions-per-chunk", type=int, help="questions asked per chunk (default: 3)")
-    p.add_argument("--epochs", type=int, help="training epochs (default: 1)")
+    p.add_argument("--epochs", type=int, help="the bi-encoder's training epochs (default: 1)")
+    p.add_argument("--cross-epochs", type=int, help="the cross-encoder's training epochs (default: 2)")
+    p.add_argument("--no-cross-encoder", action="store_true", help="train the bi-encoder only")
     p.add_argument("--batch-size", type=int, help="training batch size (default: 16)")
     p.add_argument("--seed", type=int, help="seed of the chunk sample and of training (default: 0)")
     p.add_argument("--threads", type=int, help=_THREADS_HELP)
@@ -614,7 +619,7 @@ COMMANDS = {"chunks": (cmd_chunks, "chunks of a paper (or of a PDF), or chunking
             "ask": (cmd_ask, "answer a question about one paper, or across a library, citing the passages it rests on", _ask_args),
             "add": (cmd_add, "add PDFs, LaTeX sources and QASPER files to a library folder and index them", _add_args),
             "library": (cmd_library, "list the papers of a library folder", _library_args),
-            "adapt": (cmd_adapt, "adapt the ranker to the papers without labels: generated questions, hard negatives, a trained bi-encoder", _adapt_args),
+            "adapt": (cmd_adapt, "adapt the ranker to the papers without labels: generated questions, hard negatives, a trained bi-encoder and cross-encoder", _adapt_args),
             "eval": (cmd_eval, "answer, judge and score every question into a run folder (resumable)", _eval_args),
             "score": (cmd_score, "official QASPER Answer-F1 and Evidence-F1 of a predictions file", _score_args),
             "labels": (cmd_labels, "check a judge against a label file, or export a run's judged sentences for labelling and read the labels back", _labels_args),

@@ -218,6 +218,24 @@ def test_adapt_writes_questions_and_manifest_and_resumes(shared_dir, tmp_path):
     assert r.returncode == 0 and json.loads((tmp_path / "run" / "manifest.json").read_text())["steps"]["questions"]["chunks_new"] == 0
     r = run(*args[:-4], "--questions-per-chunk", "3", "--no-train", "--quiet")
     assert r.returncode == 2 and "other settings (questions_per_chunk)" in r.stderr
+    # training: each chunk's questions replaced by one written here that passed the round trip, with another chunk of its
+    # paper as the hard negative (what the tiny model writes is not a question often enough to train on)
+    from qasper_rag.data import load_path
+    from qasper_rag.retrieval import Retriever
+    papers, chunker = load_path(shared_dir / "original_format" / "qasper-train-sample10.json"), Retriever("offline").chunker
+    qfile = tmp_path / "run" / "questions.jsonl"
+    lines = [json.loads(l) for l in qfile.read_text().splitlines()]
+    for d in lines:
+        other = next(c.id for c in chunker(papers.paper(d["paper_id"])) if c.id != d["chunk_id"])
+        d["questions"] = [{"text": "What do the authors report in this part of the paper?", "rank": 1, "kept": True, "negatives": [other]}]
+    qfile.write_text("".join(json.dumps(d) + "\n" for d in lines))
+    r = run(*args[:-2], "--batch-size", "2", "--cross-epochs", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    man = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    assert man["steps"]["training"]["triples"] == 2 and man["steps"]["cross_training"]["pairs"] == 4 and man["settings"]["cross_epochs"] == 1
+    assert (tmp_path / "run" / "cross-encoder" / "model.safetensors").is_file() and "cross-encoder on 4 pairs" in r.stdout
+    r = run(*args[:-2], "--batch-size", "2", "--no-cross-encoder", "--quiet")
+    assert r.returncode == 0 and "cross-encoder" not in r.stdout and "trained on 2 triples" in r.stdout
 
 
 def test_ask_unknown_generator(shared_dir):
