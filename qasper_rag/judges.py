@@ -19,10 +19,10 @@ from .generate import ProbabilityCache
 # %% auto #0
 __all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'GROUNDED_PROMPTS', 'GROUNDED_THRESHOLD', 'GROUNDED_MIN_COVERAGE',
            'GROUNDED_WINDOW', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge',
-           'claim_terms', 'numbers', 'misbound_numbers', 'bound_numbers', 'claim_parts', 'Grounding', 'grounding',
-           'Verdict', 'GroundedJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence', 'agreement',
-           'export_labelling', 'read_labels', 'LabelItem', 'split_cited', 'read_label_items', 'label_agreement',
-           'check_labels']
+           'claim_terms', 'numbers', 'misbound_numbers', 'bound_numbers', 'hedged_numbers', 'claim_parts', 'Grounding',
+           'grounding', 'Verdict', 'GroundedJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence',
+           'agreement', 'export_labelling', 'read_labels', 'LabelItem', 'split_cited', 'read_label_items',
+           'label_agreement', 'check_labels']
 
 # %% ../nbs/16_judges.ipynb #448011a3
 class JudgeUnavailable(RuntimeError):
@@ -246,6 +246,31 @@ def bound_numbers(premise: str, # the cited passage(s)
     p = _unit_tokens(premise)
     return all(unit is not None and any(x == t and unit in p[j + 1:j + 1 + reach] for j, x in enumerate(p)) for t, unit in nums)
 
+# a rounded number: the hedge word, and which side of the claim's number the exact one may lie on (-1 below, +1 above, 0 either)
+_HEDGES = {"almost": -1, "nearly": -1, "just under": -1, "under": -1, "less than": -1, "below": -1, "up to": -1, "about": 0,
+           "around": 0, "approximately": 0, "roughly": 0, "circa": 0, "some": 0, "close to": 0, "~": 0, "over": 1,
+           "more than": 1, "above": 1, "just over": 1}
+_HEDGED = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, _HEDGES), key=len, reverse=True))
+                     + r")\s*(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d.]\d)", re.I)
+
+def hedged_numbers(premise: str, # the cited passage(s)
+                   hypothesis: str, # the claim
+                   tolerance: float = 0.1, # how far (relative to the claim's number) the passage's number may lie from it
+                  ) -> dict[str, str]:
+    """The claim's rounded numbers that the passage backs with an exact one: "almost 300 communities" on a passage with 283
+    communities, "about 1,000 tweets" on 1,042 tweets. A number the claim hedges (almost, about, over, ...) is backed by a
+    number of the passage on the hedge's side of it (almost 300: at most 300; over 300: at least 300) and within
+    `tolerance` of it; returns {claim's number: the passage's number}. An unhedged number must be in the passage as it is."""
+    out, have = {}, None
+    for hedge, n in _HEDGED.findall(asserted_text(hypothesis)):
+        n = n.replace(",", ""); side = _HEDGES[hedge.lower()]; x = float(n)
+        if x <= 0: continue
+        have = have if have is not None else sorted(numbers(premise, standalone=True), key=lambda m: abs(float(m) - x))
+        for m in have:
+            d = float(m) - x
+            if abs(d) <= tolerance * x and (side == 0 or d * side >= 0): out[n] = m; break
+    return out
+
 # %% ../nbs/16_judges.ipynb #565fcb78
 def _sentences(premise: str) -> list[str]: return [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
 
@@ -287,7 +312,11 @@ def grounding(premise: str, # the cited passage(s)
         # 100,000 ... words", "the Japanese data is about 100 million sentences" may on "a corpus of about 100 million sentences")
         asked = set(claim_terms(question))
         terms = [t for t in terms if t not in asked] or terms  # a claim that only restates the question keeps all its terms
-    nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False)))
+    hedged = hedged_numbers(premise, hypothesis)  # "almost 300" backed by the passage's 283
+    nums = tuple(sorted(numbers(hypothesis) - numbers(premise, standalone=False) - set(hedged)))
+    if hedged:  # the backed number and its hedge word are grounded
+        words = {t for h, n in _HEDGED.findall(asserted_text(hypothesis)) if n.replace(",", "") in hedged for t in claim_terms(h)}
+        terms = [t for t in terms if t not in hedged and t not in words]
     mis = misbound_numbers(premise, hypothesis)
     if not terms: return Grounding(1.0, (), nums, premise, mis)
     counted = set(terms)  # a part's terms that count: the claim's, the question's words taken out as above
