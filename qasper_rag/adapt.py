@@ -186,6 +186,17 @@ def training_triples(corpus: QasperCorpus, # the papers
                 if n in by_id: out.append((q["text"], best_window(embedder, pos.text, q["text"]), best_window(embedder, by_id[n].text, q["text"])))
     return out
 
+def _base_path(config: AdaptConfig) -> str:
+    "The base model both trainers start from: the embedded MiniLM's folder, or `config.base` (a folder or Hub id)."
+    from qasper_rag.tokens import minilm_path
+    return str(minilm_path() if config.base == "minilm" else config.base)
+
+def _training_args(args_class, out: Path, config: AdaptConfig, epochs: int, learning_rate: float, progress: bool, **extra):
+    "The trainers' shared settings: CPU, the recorded seed for data and weights, no checkpoints kept, logs every 10 steps."
+    return args_class(output_dir=str(out.parent/"checkpoints"), num_train_epochs=epochs, per_device_train_batch_size=config.batch_size,
+                      learning_rate=learning_rate, warmup_ratio=config.warmup_ratio, seed=config.seed, data_seed=config.seed,
+                      save_strategy="no", report_to=[], logging_steps=10, disable_tqdm=not progress, use_cpu=True, **extra)
+
 def train_bi_encoder(triples: Sequence[tuple[str, str, str]], # (question, positive, negative)
                      out: str | Path, # the folder the trained model is saved to
                      config: AdaptConfig = AdaptConfig(), # epochs, batch size, learning rate, warmup, seed, base model
@@ -195,17 +206,12 @@ def train_bi_encoder(triples: Sequence[tuple[str, str, str]], # (question, posit
     from datasets import Dataset
     from sentence_transformers import SentenceTransformer, SentenceTransformerTrainer, SentenceTransformerTrainingArguments, losses
     from sentence_transformers.training_args import BatchSamplers
-    from qasper_rag.tokens import minilm_path
     if not triples: raise ValueError("no training triples: no generated question passed the round trip (see questions.jsonl)")
-    out = Path(out)
-    src = minilm_path() if config.base == "minilm" else config.base
-    model = SentenceTransformer(str(src), device="cpu", local_files_only=Path(str(src)).is_dir())
+    out, src = Path(out), _base_path(config)
+    model = SentenceTransformer(src, device="cpu", local_files_only=Path(src).is_dir())
     ds = Dataset.from_dict({"anchor": [t[0] for t in triples], "positive": [t[1] for t in triples], "negative": [t[2] for t in triples]})
-    args = SentenceTransformerTrainingArguments(
-        output_dir=str(out.parent/"checkpoints"), num_train_epochs=config.epochs, per_device_train_batch_size=config.batch_size,
-        learning_rate=config.learning_rate, warmup_ratio=config.warmup_ratio, seed=config.seed, data_seed=config.seed,
-        batch_sampler=BatchSamplers.NO_DUPLICATES, save_strategy="no", report_to=[], logging_steps=10,
-        disable_tqdm=not progress, use_cpu=True)
+    args = _training_args(SentenceTransformerTrainingArguments, out, config, config.epochs, config.learning_rate, progress,
+                          batch_sampler=BatchSamplers.NO_DUPLICATES)
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=ds, loss=losses.MultipleNegativesRankingLoss(model))
     trainer.train()
     model.save(str(out))
@@ -233,20 +239,15 @@ def train_cross_encoder(triples: Sequence[tuple[str, str, str]], # (question, po
     from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
-    from qasper_rag.tokens import minilm_path
     if not triples: raise ValueError("no training triples: no generated question passed the round trip (see questions.jsonl)")
-    out = Path(out)
-    src = minilm_path() if config.base == "minilm" else config.base
+    out, src = Path(out), _base_path(config)
     level = transformers.logging.get_verbosity(); transformers.logging.set_verbosity_error()  # "classifier ... newly initialized" is the point
     transformers.set_seed(config.seed)  # the new head's initial weights too come from the recorded seed
-    try: model = CrossEncoder(str(src), num_labels=1, max_length=config.cross_max_length, device="cpu", local_files_only=Path(str(src)).is_dir())
+    try: model = CrossEncoder(src, num_labels=1, max_length=config.cross_max_length, device="cpu", local_files_only=Path(src).is_dir())
     finally: transformers.logging.set_verbosity(level)
     pairs = cross_pairs(triples)
     ds = Dataset.from_dict({"query": [p[0] for p in pairs], "passage": [p[1] for p in pairs], "label": [p[2] for p in pairs]})
-    args = CrossEncoderTrainingArguments(
-        output_dir=str(out.parent/"checkpoints"), num_train_epochs=config.cross_epochs, per_device_train_batch_size=config.batch_size,
-        learning_rate=config.cross_learning_rate, warmup_ratio=config.warmup_ratio, seed=config.seed, data_seed=config.seed,
-        save_strategy="no", report_to=[], logging_steps=10, disable_tqdm=not progress, use_cpu=True)
+    args = _training_args(CrossEncoderTrainingArguments, out, config, config.cross_epochs, config.cross_learning_rate, progress)
     CrossEncoderTrainer(model=model, args=args, train_dataset=ds, loss=BinaryCrossEntropyLoss(model)).train()
     model.save_pretrained(str(out))
     return out
@@ -261,8 +262,14 @@ class CrossEncoderReranker:
                  batch_size: int = 32, # pairs per forward pass
                  device: str = "cpu"):
         from sentence_transformers.cross_encoder import CrossEncoder
-        try: self.model = CrossEncoder(str(model), device=device, max_length=max_length, local_files_only=Path(str(model)).is_dir())
+        from transformers import AutoConfig
+        local = Path(str(model)).is_dir()
+        try: arch = AutoConfig.from_pretrained(str(model), local_files_only=local).architectures or []
         except OSError as e: raise RuntimeError(f"cannot load cross-encoder {str(model)!r} ({e}); offline, train one with `qasper-rag adapt`") from None
+        if not any(a.endswith("ForSequenceClassification") for a in arch):  # a bi-encoder's folder: its scoring head would be random
+            raise RuntimeError(f"{str(model)!r} is not a cross-encoder (its weights are {', '.join(arch) or 'a bare encoder'}, with no scoring head); "
+                               "pass a cross-encoder folder or Hub id, or train one with `qasper-rag adapt`")
+        self.model = CrossEncoder(str(model), device=device, max_length=max_length, local_files_only=local)
         self.name, self.batch_size = name or f"cross-encoder:{model}", batch_size
 
     def windows(self, question: str, # the question (its length leaves the room a window has)
@@ -331,6 +338,8 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
            "steps": (old or {}).get("steps", {})}
     t = time.perf_counter()
     q = generate_questions(corpus, out, config, generator, retriever, progress)
+    prev = man["steps"].get("questions", {})
+    if not q["chunks_new"] and prev.get("generator"): q["generator"] = prev["generator"]  # nothing written now: the writer stays the one recorded
     man["steps"]["questions"] = {**q, "seconds_total": round((old or {}).get("steps", {}).get("questions", {}).get("seconds_total", 0) + time.perf_counter() - t, 1)}
     man["questions_sha256"] = _sha256(out/"questions.jsonl")
     mpath.write_text(json.dumps(man, indent=1) + "\n")

@@ -324,20 +324,28 @@ def _final(self: Retriever, stages: dict[Stage, Ranking]) -> Ranking:
     return final[:cfg.candidates] if cfg.ranking in ("dense", "bm25") else final
 
 @patch
+def _rerank_head(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking,
+                 scorer, # anything with `score(question, texts)`: the cross-encoder or the LLM
+                 depth: int, # how many of the top candidates it reads
+                 replace: bool, # its order replaces the head (else: fused with the head's order by RRF)
+                ) -> tuple[Ranking, Ranking]:
+    "A head-of-list stage: `scorer`'s order of the top `depth` candidates, and the ranking with that head fused in (or replaced)."
+    top = ranked[:depth]
+    order = Ranking.by_score(top.ids, scorer.score(question, [idx.chunked.by_id[i].text for i in top]))
+    head = order if replace else Ranking.from_pairs(rrf([top, order], self.config.rrf_k))
+    return order, head + ranked[len(top):]
+
+@patch
 def _cross_rerank(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking) -> tuple[Ranking, Ranking]:
     "The cross-encoder's order of the top `cross_depth` candidates, and the ranking with that head fused in (or replaced)."
-    cfg, top = self.config, ranked[:self.config.cross_depth]
-    cross = Ranking.by_score(top.ids, self.cross.score(question, [idx.chunked.by_id[i].text for i in top]))
-    head = cross if cfg.cross_fusion == "cross" else Ranking.from_pairs(rrf([top, cross], cfg.rrf_k))
-    return cross, head + ranked[len(top):]
+    cfg = self.config
+    return self._rerank_head(idx, question, ranked, self.cross, cfg.cross_depth, cfg.cross_fusion == "cross")
 
 @patch
 def _llm_rerank(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking) -> tuple[Ranking, Ranking]:
     "The LLM's order of the top `llm_depth` candidates, and the ranking with that head fused in (or replaced)."
-    cfg, top = self.config, ranked[:self.config.llm_depth]
-    llm = Ranking.by_score(top.ids, self.llm_relevance.score(question, [idx.chunked.by_id[i].text for i in top]))
-    head = llm if cfg.llm_fusion == "llm" else Ranking.from_pairs(rrf([top, llm], cfg.rrf_k))
-    return llm, head + ranked[len(top):]
+    cfg = self.config
+    return self._rerank_head(idx, question, ranked, self.llm_relevance, cfg.llm_depth, cfg.llm_fusion == "llm")
 
 # %% ../nbs/10_retrieval.ipynb #e161e30f
 @patch
