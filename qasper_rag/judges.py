@@ -491,6 +491,8 @@ _TRUE, _FALSE = {"1", "yes", "y", "true", "supported"}, {"0", "no", "n", "false"
 def read_labels(path: str | Path) -> dict[str, int]:
     "item_id -> 1/0 from a filled label file; blank labels are skipped, anything else is an error naming the row."
     out = {}
+    if not Path(path).is_file(): raise ValueError(f"{path}: no such label file; pass a CSV with the columns item_id and label "
+                                                  "(`qasper-rag labels --run RUN --export FILE` writes one to fill)")
     with open(path, newline="", encoding="utf-8") as f:
         r = csv.DictReader(f)
         if not r.fieldnames or not {"item_id", "label"} <= set(r.fieldnames):

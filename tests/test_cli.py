@@ -199,7 +199,7 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     rec = json.loads(r.stdout)  # --papers 2: the same route, answered from its first two papers
     assert "answered from passages of the 2 closest" in rec["notice"] and {chunk_paper_id(c["chunk_id"]) for c in rec["context"]} <= set(firsts[:2])
     r = run("ask", "--library", str(lib), "--papers", "0", "q?")
-    assert r.returncode == 2 and "at least one paper" in r.stderr
+    assert r.returncode == 2 and "argument --papers: 0 is not allowed here: give a whole number of 1 or more" in r.stderr
     r = run("ask", "--paper", "1909.00694", "--papers", "2", "q?")
     assert r.returncode == 2 and "use it with --library" in r.stderr
 
