@@ -13,22 +13,16 @@ Variants, each on the `offline` preset (BM25 + MiniLM, RRF k=60), measured at 1,
 - bm25: the BM25 list reads the chunk text followed by its generated questions;
 - dense: a chunk's vector is its own vector plus `--alpha` times the mean of its questions' vectors (renormalised);
 - both.
-`--kept-only` uses only the questions that passed adapt's round trip.
+`--kept-only yes` uses only the questions that passed adapt's round trip.
 
-Measured on the 10 train papers (2026-12-03; questions for all 285 of their chunks, 847 questions,
-594 kept; 26 min of generation on two cores; n=44 questions with evidence; recall at 1,000 / 2,000 /
-4,000 / 6,000 tokens):
-    offline                       0.481 / 0.638 / 0.814 / 0.932
-    bm25, all questions           0.400 / 0.612 / 0.837 / 0.920
-    dense, all, alpha 1           0.453 / 0.591 / 0.875 / 0.920
-    both, all, alpha 1            0.411 / 0.636 / 0.848 / 0.920
-    dense, kept, alpha 1          0.464 / 0.665 / 0.856 / 0.936   (2,000: +0.027, 95% -0.034 to +0.100)
-    both, kept, alpha 0.3         0.400 / 0.657 / 0.867 / 0.936   (2,000: +0.019, 95% -0.030 to +0.080)
-Expansion moves relevant chunks from the deep ranks into the first 4,000 tokens (+0.02 to +0.06)
-but not into the first 1,000-2,000, where it mostly costs recall (the expanded BM25 list: -0.08 at
-1,000 tokens): the generated questions match many chunks of the same paper about equally. No
-variant is reliably better at 2,000 tokens, so no preset uses expansion and the test papers'
-chunks were not given questions for it.
+`--out FILE` writes every variant's recall curve and its paired difference with `offline` at 2,000
+tokens (bootstrap 95% interval) for each setting of --kept-only / --alpha given (all four
+combinations of all/kept questions and alpha 1.0/0.3 by default), as in reports/adapt/expansion.json
+(the train papers, questions for all their chunks; scripts/readme_results.py reads it). What it
+showed: expansion pulls relevant chunks into the first 4,000 tokens but not into the first
+1,000-2,000, where the expanded BM25 list costs recall (the generated questions match many chunks
+of the same paper about equally); no variant is reliably better at 2,000 tokens, so no preset uses
+expansion and the test papers' chunks were not given questions for it.
 """
 from __future__ import annotations
 import argparse, json, statistics
@@ -70,22 +64,38 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--questions", required=True, help="an adapt run's questions.jsonl")
     ap.add_argument("--config", default="offline")
-    ap.add_argument("--alpha", type=float, default=1.0)
-    ap.add_argument("--kept-only", action="store_true")
+    ap.add_argument("--alpha", type=float, nargs="+", default=[1.0, 0.3], help="weights of the questions' mean vector")
+    ap.add_argument("--kept-only", choices=["no", "yes", "both"], default="both", help="use only the round trip's kept questions")
+    ap.add_argument("--out", help="write the results here (JSON)")
     a = ap.parse_args()
-    qs = generated(a.questions, a.kept_only)
     corpus = load_path(a.data)
+    runs = []
+    for kept in {"no": [False], "yes": [True], "both": [False, True]}[a.kept_only]:
+        for alpha in a.alpha:
+            print(f"questions: {'kept' if kept else 'all'}, alpha {alpha}")
+            runs.append({"kept_only": kept, "alpha": alpha, **measure(corpus, generated(a.questions, kept), a.config, alpha)})
+    if a.out:
+        lines = [json.loads(l) for l in open(a.questions)]
+        out = {"data": a.data, "config": a.config, "questions_file": a.questions, "chunks": len(lines),
+               "questions": sum(len(d["questions"]) for d in lines), "kept": sum(q["kept"] for d in lines for q in d["questions"]),
+               "generation_seconds": round(sum(d["seconds"] for d in lines), 1), "budgets": list(BUDGETS), "runs": runs}
+        with open(a.out, "w") as f: f.write(json.dumps(out, indent=1) + "\n")
+        print(f"written: {a.out}")
+
+
+def measure(corpus, qs: dict[str, list[str]], config: str, alpha: float) -> dict:
+    "Every variant's recall curve over the papers whose chunks all have questions, and its paired difference with offline at 2,000."
     variants = {"offline": (False, False), "bm25": (True, False), "dense": (False, True), "both": (True, True)}
     rows = {}
     for name, (b, d) in variants.items():
-        r = Retriever(a.config)
+        r = Retriever(config)
         rec = {bud: [] for bud in BUDGETS}
         papers = 0
         for p in corpus:
             idx = r.index(p)
             if not all(c.id in qs for c in idx.chunked.chunks): continue  # only papers whose every chunk has questions
             papers += 1
-            expand(r, idx, qs, b, d, a.alpha)
+            expand(r, idx, qs, b, d, alpha)
             for q in p.questions:
                 if not q.evidence: continue
                 res = r.retrieve(p, q.text)
@@ -93,13 +103,17 @@ def main():
         rows[name] = rec
         print(f"{name:8s} " + "  ".join(f"{bud}: {statistics.mean(v):.3f}" for bud, v in rec.items())
               + f"   (n={len(rec[2000])} questions, {papers} papers)", flush=True)
-    base = rows["offline"][2000]
+    base, out = rows["offline"][2000], {"n": len(rows["offline"][2000]), "papers": papers, "variants": {}}
     for name, rec in rows.items():
+        v = out["variants"][name] = {"recall": {str(b): round(statistics.mean(x), 4) for b, x in rec.items()}}
         if name == "offline": continue
         d = np.array(rec[2000]) - np.array(base)
         boot = np.random.default_rng(0).choice(d, (2000, len(d))).mean(axis=1)
-        print(f"{name}: 2,000 tokens {np.mean(d):+.3f} (95% {np.percentile(boot, 2.5):+.3f} to {np.percentile(boot, 97.5):+.3f}); "
-              f"better {int((d > 0).sum())}, worse {int((d < 0).sum())}")
+        v["diff_2000"] = {"diff": round(float(np.mean(d)), 4), "ci95": [round(float(np.percentile(boot, q)), 4) for q in (2.5, 97.5)],
+                          "better": int((d > 0).sum()), "worse": int((d < 0).sum())}
+        print(f"{name}: 2,000 tokens {np.mean(d):+.3f} (95% {v['diff_2000']['ci95'][0]:+.3f} to {v['diff_2000']['ci95'][1]:+.3f}); "
+              f"better {v['diff_2000']['better']}, worse {v['diff_2000']['worse']}")
+    return out
 
 
 if __name__ == "__main__":
