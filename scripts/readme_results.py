@@ -175,7 +175,8 @@ def expansion_sentence(path: Path) -> str:
     "The doc2query experiment (benchmarks/expansion_recall.py --out): its best variant at 2,000 tokens, and the range at 4,000."
     if not path.is_file(): return ""
     E = json.loads(path.read_text())
-    rows = [(r, name, v) for r in E['runs'] for name, v in r['variants'].items() if name != 'offline']
+    rows = list({(r['kept_only'], name, None if name == 'bm25' else r['alpha']): (r, name, v)  # BM25 ignores the vector weight: once
+                 for r in E['runs'] for name, v in r['variants'].items() if name != 'offline'}.values())
     base = E['runs'][0]['variants']['offline']['recall']
     r, name, v = max(rows, key=lambda t: t[2]['diff_2000']['diff'])
     d, gains = v['diff_2000'], [x['recall']['4000'] - base['4000'] for _, _, x in rows]

@@ -92,7 +92,9 @@ def test_adapt_page_reads_well_offline(browser):
     "The committed adaptation page (`make adapt-page`) reads as the report pages do: the recall table and curves."
     _check_page(browser, ROOT / "reports" / "adapt" / "adapt.html", "adapt")
     assert browser.execute_script("return document.images.length") >= 1
-    assert "offline-adapted" in browser.find_element("tag name", "body").text
+    text = browser.find_element("tag name", "body").text
+    assert "offline-adapted" in text and "offline-cross" in text
+    assert "Document expansion on the train papers" in text, "adapt: the doc2query table is not shown (benchmarks/expansion_recall.py --out, then re-render)"
 
 
 def _check_page(browser, page: Path, name: str):
