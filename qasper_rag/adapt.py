@@ -340,7 +340,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     q = generate_questions(corpus, out, config, generator, retriever, progress)
     prev = man["steps"].get("questions", {})
     if not q["chunks_new"] and prev.get("generator"): q["generator"] = prev["generator"]  # nothing written now: the writer stays the one recorded
-    man["steps"]["questions"] = {**q, "seconds_total": round((old or {}).get("steps", {}).get("questions", {}).get("seconds_total", 0) + time.perf_counter() - t, 1)}
+    man["steps"]["questions"] = {**q, "seconds_total": round(prev.get("seconds_total", 0) + time.perf_counter() - t, 1)}
     man["questions_sha256"] = _sha256(out/"questions.jsonl")
     mpath.write_text(json.dumps(man, indent=1) + "\n")
     if not train: return man
