@@ -203,7 +203,7 @@ def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent:
     docs = cited + [k for k in range(1, len(sent) + 1) if k not in cited]
     spanned, n, grown = passage_span(question, short, [sent[d - 1] for d in docs])
     if spanned == short: return short
-    probs.append(f"short answer {short!r} -> {spanned!r}: as [Doc {docs[n]}] writes it" + (", with the rest of its list" if grown else ""))
+    probs.append(f"short answer {short!r} -> {spanned!r}: as [Doc {docs[n]}] writes it" + (f", with {grown}" if grown else ""))
     return spanned
 
 @patch

@@ -182,24 +182,33 @@ def _enumeration(toks: Sequence[re.Match], i: int, j: int) -> tuple[int, int] | 
     if (a, b) == (mine[0], mine[-1]) or not any(a < n <= b and s in ("and", "or") for n, s in seps): return None
     return toks[start].start(), toks[items[b][-1]].end()
 
+_DATA_NOUN = re.compile(r"\s+(?:data\s?sets?|corpus|corpora|treebanks?)\b", re.I)  # the head nouns annotators keep after a data set's name
+
+def _named_data(text: str, toks: Sequence[re.Match], i: int, j: int) -> int | None:
+    "Where the data noun that follows a name (tokens `i:j`, each word with a capital or digit) ends in `text` ('Yelp Challenge' -> '... dataset'); None if none follows."
+    words = [t.group() for t in toks[i:j] if re.match(r"\w", t.group())]
+    if not words or not all(re.search(r"[A-Z\d]", w) for w in words): return None
+    return m.end() if (m := _DATA_NOUN.match(text, toks[j - 1].end())) else None
+
 def passage_span(question: str, # the question (a *how many* question's answer is never grown into a list)
                  short: str, # its short answer
                  passages: Sequence[str], # the passages to copy from, the cited ones first
-                ) -> tuple[str, int | None, bool]:
+                ) -> tuple[str, int | None, str | None]:
     """`short` as the first passage holding its words writes them (grown to the passage's whole enumeration of the same kind,
-    see above), the index of that passage (None: no passage holds them; `short` is returned as it is) and whether it grew."""
-    if not short.strip() or short.strip(" .").lower() in ("yes", "no", "unanswerable"): return short, None, False
+    or a data set's name to the noun that follows it, see above), the index of that passage (None: no passage holds them;
+    `short` is returned as it is) and what it grew by (None: nothing)."""
+    if not short.strip() or short.strip(" .").lower() in ("yes", "no", "unanswerable"): return short, None, None
     want = [_span_key(t) for t in _SPAN_TOKEN.findall(short.strip().rstrip("."))]
-    if not want: return short, None, False  # punctuation only: nothing to find
+    if not want: return short, None, None  # punctuation only: nothing to find
     for n, text in enumerate(passages):
         toks = list(_SPAN_TOKEN.finditer(text)); keys = [_span_key(t.group()) for t in toks]
         i = next((i for i in range(len(keys) - len(want) + 1) if keys[i:i + len(want)] == want), None)
         if i is None: continue
         j = i + len(want)
-        grown = None if HOW_MANY.match(question) else _enumeration(toks, i, j)
-        lo, hi = grown or (toks[i].start(), toks[j - 1].end())
-        return text[lo:hi], n, grown is not None
-    return short, None, False
+        if (grown := None if HOW_MANY.match(question) else _enumeration(toks, i, j)): return text[grown[0]:grown[1]], n, "the rest of its list"
+        if (end := _named_data(text, toks, i, j)): return text[toks[i].start():end], n, "its head noun"
+        return text[toks[i].start():toks[j - 1].end()], n, None
+    return short, None, None
 
 # %% ../nbs/14b_short.ipynb #44fbddaa
 def gold_type(refs: Sequence[Reference]) -> str:
