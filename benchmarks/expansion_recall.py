@@ -44,6 +44,15 @@ def generated(path: str, kept_only: bool) -> dict[str, list[str]]:
     return out
 
 
+_MEANS: dict[tuple[str, ...], np.ndarray] = {}  # a chunk's questions -> their mean vector, encoded once for every variant and weight
+
+def question_mean(r: Retriever, questions: list[str]) -> np.ndarray:
+    "The mean vector of a chunk's generated questions (every setting uses the same embedded model)."
+    key = tuple(questions)
+    if key not in _MEANS: _MEANS[key] = r.embedder.encode_documents(questions).mean(axis=0)
+    return _MEANS[key]
+
+
 def expand(r: Retriever, idx, qs: dict[str, list[str]], bm25: bool, dense: bool, alpha: float):
     "Replace `idx`'s BM25 index and/or vectors with the expanded ones (the chunks' texts, what the LLM reads, are unchanged)."
     chunks = idx.chunked.chunks
@@ -54,7 +63,7 @@ def expand(r: Retriever, idx, qs: dict[str, list[str]], bm25: bool, dense: bool,
         vecs = np.array(idx.vectors, copy=True)
         for k, c in enumerate(chunks):
             if qs.get(c.id):
-                v = vecs[k] + alpha * r.embedder.encode_documents(qs[c.id]).mean(axis=0)
+                v = vecs[k] + alpha * question_mean(r, qs[c.id])
                 vecs[k] = v / np.linalg.norm(v)
         object.__setattr__(idx, "vectors", vecs)
 
@@ -83,11 +92,16 @@ def main():
         print(f"written: {a.out}")
 
 
+_OFFLINE: dict = {}  # (config, chunks with questions) -> the unexpanded recall curve and its number of papers
+
+
 def measure(corpus, qs: dict[str, list[str]], config: str, alpha: float) -> dict:
     "Every variant's recall curve over the papers whose chunks all have questions, and its paired difference with offline at 2,000."
     variants = {"offline": (False, False), "bm25": (True, False), "dense": (False, True), "both": (True, True)}
     rows = {}
     for name, (b, d) in variants.items():
+        if name == "offline" and (config, frozenset(qs)) in _OFFLINE:  # unexpanded: the same for every weight and question set
+            rows[name], papers = _OFFLINE[config, frozenset(qs)]; continue
         r = Retriever(config)
         rec = {bud: [] for bud in BUDGETS}
         papers = 0
@@ -101,6 +115,7 @@ def measure(corpus, qs: dict[str, list[str]], config: str, alpha: float) -> dict
                 res = r.retrieve(p, q.text)
                 for bud in BUDGETS: rec[bud].append(question_recall(res.chunked, q, r.repack(res, bud).chunk_ids).recall)
         rows[name] = rec
+        if name == "offline": _OFFLINE[config, frozenset(qs)] = rec, papers
         print(f"{name:8s} " + "  ".join(f"{bud}: {statistics.mean(v):.3f}" for bud, v in rec.items())
               + f"   (n={len(rec[2000])} questions, {papers} papers)", flush=True)
     base, out = rows["offline"][2000], {"n": len(rows["offline"][2000]), "papers": papers, "variants": {}}
