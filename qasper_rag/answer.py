@@ -12,13 +12,13 @@ from typing import Sequence
 from fastcore.basics import patch
 from .data import Paper
 from .generate import Generation
-from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
+from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar, copies_example
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
 from .short import expand_acronyms, first_line, formed_short_answer, passage_span, rebind_number, short_answer_type
 
 # %% auto #0
-__all__ = ['UNANSWERABLE', 'RETRY', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
+__all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
 
 # %% ../nbs/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
@@ -54,10 +54,24 @@ class AnswerRecord:
 # %% ../nbs/14_answer.ipynb #9f4bfa2c
 RETRY = ("Your reply did not follow the format ({problems}). Reply again, in exactly this format, citing passages as [Doc N]:\n"
          + INSTRUCTIONS)
+COPIED = "the answer repeats the example about another paper"  # the problem `copies_example` finds
 
 def _needs_retry(parsed: ParsedOutput) -> list[str]:
     "Problems worth one more (costly) try: no answer at all. A missing short answer gets a cheap call; uncited sentences are attributed."
     return [p for p in parsed.problems if "Short answer" not in p]
+
+def _ask_again(parsed: ParsedOutput, # the reply, parsed
+               messages: list[dict], # the messages it answered
+               reply: str, # the reply's text
+               plain: list[dict] | None = None, # the same request without the prompt's example (None: a copy of the example is not asked again)
+               texts: Sequence[str] = (), # the passages sent (their texts)
+              ) -> tuple[list[str], list[dict] | None]:
+    """A reply's problems and the messages that ask again (None: nothing worth a new reply). A malformed reply gets a reminder of the
+    format; one that answers the prompt's example instead of the question (`copies_example`) is asked afresh without the example."""
+    probs = _needs_retry(parsed)
+    if parsed.answer and copies_example(parsed.answer, texts): return probs + [COPIED], plain
+    if not probs: return probs, None
+    return probs, messages + [{"role": "assistant", "content": reply}, {"role": "user", "content": RETRY.format(problems="; ".join(probs))}]
 
 def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict,
                   texts: Sequence[str] = (), # the passages sent (their texts): acronyms are written out as they define them before the form is judged
@@ -90,20 +104,22 @@ class Attempt:
     usage: dict  # prompt and completion tokens over every call
 
 def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int, max_tokens: int, retries: int,
-              grammar: str | None = None, texts: Sequence[str] = ()) -> Attempt:
-    "Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed; then make sure of the short answer."
-    attempts, usage = 0, {"prompt_tokens": 0, "completion_tokens": 0}
+              grammar: str | None = None, texts: Sequence[str] = (),
+              plain: list[dict] | None = None, # `messages` without the prompt's example: asked when a reply copies the example
+             ) -> Attempt:
+    """Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed, or without the
+    prompt's example when the reply answers the example instead of the question (`_ask_again`); then make sure of the short answer."""
+    attempts, usage, notes = 0, {"prompt_tokens": 0, "completion_tokens": 0}, []
     while True:
         attempts += 1
         g = gen.generate(messages, max_tokens=max_tokens, temperature=0.0, **({"grammar": grammar} if grammar else {}))
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         parsed = parse_output(g.text)
         sents = check_citations(parsed.answer, n_docs)
-        probs = _needs_retry(parsed)
-        if not probs or attempts > retries: break
-        messages = messages + [{"role": "assistant", "content": g.text},
-                               {"role": "user", "content": RETRY.format(problems="; ".join(probs))}]
-    notes = []
+        probs, again = _ask_again(parsed, messages, g.text, plain, texts)
+        if again is None or attempts > retries: break
+        if COPIED in probs: notes.append("asked again without the prompt's example: the reply answered the example, not the question")
+        messages = again
     if parsed.answer:
         short, note = _short_answer(gen, question, parsed, sents, short_msgs, usage, texts)
         parsed = dataclasses.replace(parsed, short_answer=short)
@@ -152,7 +168,7 @@ class Answerer:
             short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
             att = _generate(self.gen, msgs, short_msgs, question, len(passages),
                             self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None,
-                            texts=[c.body for c in passages])
+                            texts=[c.body for c in passages], plain=build_messages(question, passages, paper.title, shown, example=False))
             return self._record(res, att, base, t0, t_ret), res
         except Exception as e:
             return AnswerRecord(answer="", sentences=[], short_answer="", short_answer_type="missing", passages=[], predicted_evidence=[], failed=True,

@@ -12,10 +12,11 @@ from typing import Sequence
 from .chunking import Chunk
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE', 'NO_ANSWER', 'SHORT_YES_NO', 'SHORT_SPAN', 'SHORT_TYPED',
-           'format_passage', 'context_block', 'build_messages', 'answer_grammar', 'ParsedOutput', 'parse_output',
-           'split_sentences', 'citation_ids', 'strip_citations', 'CitedSentence', 'check_citations', 'citation_report',
-           'attribute', 'yes_no_question', 'short_answer_messages', 'usable_short_answer']
+__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE_ANSWER', 'EXAMPLE_NAMES', 'EXAMPLE', 'NO_ANSWER',
+           'SHORT_YES_NO', 'SHORT_SPAN', 'SHORT_TYPED', 'format_passage', 'context_block', 'build_messages',
+           'answer_grammar', 'ParsedOutput', 'parse_output', 'split_sentences', 'citation_ids', 'strip_citations',
+           'CitedSentence', 'check_citations', 'citation_report', 'attribute', 'yes_no_question',
+           'short_answer_messages', 'usable_short_answer', 'copies_example']
 
 # %% ../nbs/13_prompts.ipynb #25dc7a31
 SYSTEM_PROMPT = ("You answer questions about one research paper. Use only the numbered passages you are given, "
@@ -28,6 +29,8 @@ Short answer: <for a yes/no question: Yes or No; otherwise the shortest phrase (
 If the passages do not answer the question, write "Answer: The passages do not answer this question." and "Short answer: Unanswerable"."""
 
 EXAMPLE_SHORT = "Amazon reviews and Yelp"  # a reply that copies it answers the example, not the question
+EXAMPLE_ANSWER = "They train on 50,000 Amazon reviews and test on Yelp [Doc 2]."  # likewise (`copies_example`)
+EXAMPLE_NAMES = ("50,000", "Amazon", "Yelp")  # what only the example's answer says: its number and names
 EXAMPLE = """Example (about another paper):
 Passages:
 [Doc 1] (Introduction)
@@ -36,7 +39,7 @@ We study sentiment analysis of product reviews.
 We train on 50,000 Amazon reviews and test on the Yelp dataset.
 Question: Which datasets do they use?
 Reasoning: Doc 2 names the training and test data.
-Answer: They train on 50,000 Amazon reviews and test on Yelp [Doc 2].
+Answer: """ + EXAMPLE_ANSWER + """
 Short answer: """ + EXAMPLE_SHORT
 
 def format_passage(n: int, # the passage's number: `[Doc n]`
@@ -60,9 +63,11 @@ def build_messages(question: str, # the question
                    passages: Sequence[Chunk], # the chunks sent, in prompt order
                    title: str = "", # the paper's title ('': no title line)
                    labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
+                   example: bool = True, # show `EXAMPLE` (False: asked again after a reply that copied it)
                   ) -> list[dict]:
     "Chat messages asking for a cited answer to `question` from `passages` (already in paper order)."
-    user = f"{context_block(passages, title, labels)}{INSTRUCTIONS}\n\n{EXAMPLE}\n\nNow the real task, about the passages above.\nQuestion: {question}"
+    shown = f"{EXAMPLE}\n\nNow the real task, about the passages above.\n" if example else ""
+    user = f"{context_block(passages, title, labels)}{INSTRUCTIONS}\n\n{shown}Question: {question}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 # %% ../nbs/13_prompts.ipynb #c348ead4
@@ -237,3 +242,13 @@ def usable_short_answer(question: str, # the question (yes/no or not, by its for
     if w == "unanswerable": return True
     if _words(w) == _words(EXAMPLE_SHORT): return False  # the prompt's example, copied
     return (w in ("yes", "no")) == yes_no_question(question)
+
+# %% ../nbs/13_prompts.ipynb #0e20f98e
+def copies_example(answer: str, # the reply's answer (its sentences, citations and all)
+                   passages: Sequence[str] = (), # the texts of the passages sent
+                   least: int = 2, # `EXAMPLE_NAMES` absent from every passage that make a copy
+                  ) -> bool:
+    "Does `answer` repeat the prompt's example answer (`EXAMPLE_ANSWER`, about another paper) instead of answering from `passages`?"
+    words = lambda s: set(re.findall(r"\w+", s.lower().replace(",", "")))  # 50,000 and 50000 alike
+    sent, said = words(" ".join(passages)), words(answer)
+    return sum(n in said and n not in sent for n in map(lambda n: n.lower().replace(",", ""), EXAMPLE_NAMES)) >= least

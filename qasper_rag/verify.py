@@ -15,8 +15,9 @@ from .metrics import judge_claim, judge_entails
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 
 # %% auto #0
-__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'Verification',
-           'quotable_sentences', 'quote_grammar', 'Verifier', 'own_claim', 'agreed_short_answer', 'agree_short_answer']
+__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'drop_repeats',
+           'Verification', 'quotable_sentences', 'quote_grammar', 'Verifier', 'own_claim', 'agreed_short_answer',
+           'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
@@ -42,6 +43,18 @@ class CheckedSentence:
     @property
     def shown(self) -> bool: return self.status != "removed"
     def to_dict(self) -> dict: return {**asdict(self), "verified": self.verified, "citations": list(self.citations)}
+
+# %% ../nbs/16a_verify.ipynb #111ffcaf
+def drop_repeats(sentences: Sequence[CheckedSentence], # an answer's sentences after verification, in order
+                ) -> list[CheckedSentence]:
+    "The sentences with any shown twice (two sentences rewritten as the same quote) shown once: the later ones are removed."
+    seen, out = {}, []
+    for k, c in enumerate(sentences):
+        if c.shown and c.text and c.text in seen:
+            c = dataclasses.replace(c, text="", citations=(), status="removed", repaired=f"removed: the same as sentence {seen[c.text] + 1}", before=c.status)
+        elif c.shown and c.text: seen.setdefault(c.text, k)
+        out.append(c)
+    return out
 
 # %% ../nbs/16a_verify.ipynb #ac61881a
 @dataclass
@@ -195,7 +208,7 @@ class Verifier:
              ) -> Verification:
         "Verify each sentence; re-cite, rewrite or remove the ones the judge does not accept."
         t0, calls0, self._tl.generations = time.perf_counter(), getattr(self.judge, "calls", 0), 0
-        out = [self._check_one(question, s, passages) for s in sentences]
+        out = drop_repeats([self._check_one(question, s, passages) for s in sentences])
         return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3),
                             getattr(self.judge, "calls", 0) - calls0, self.generations)
 
