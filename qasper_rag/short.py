@@ -17,8 +17,8 @@ from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
-           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'rebind_number', 'passage_span',
-           'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
+           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'method_clause', 'rebind_number',
+           'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
            'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
@@ -108,6 +108,20 @@ def formed_short_answer(question: str, # the question
     if not (problem := short_answer_problem(question, seen)): return short, None
     kept, note = retyped_short_answer(question, seen, expand_acronyms(first_line(ask(problem)), passages))  # the reply judged the same way
     return (short if kept == seen else kept), note
+
+# %% ../nbs/14b_short.ipynb #26ffb324
+_HOW = re.compile(r"^\s*how\b", re.I)
+_BY = re.compile(r"\s+by\s+(?=\w)")
+
+def method_clause(question: str, # the question (only a *how* question that asks for no quantity is read)
+                  short: str, # its short answer
+                 ) -> str:
+    "`short` from its *by* on, when all before it restates the *how* question (\"They measure X by computing Y\" -> \"by computing Y\"); else `short`."
+    if not _HOW.match(question) or QUANTITY_QUESTION.match(question) or not (m := _BY.search(short)): return short
+    joined = lambda t: re.sub(r"(?<=\w)-(?=\w)", "", t)  # "pre-trained" and "pretrained" are one word, as in `short_answer_problem`
+    lead, asked = claim_terms(joined(short[:m.start()])), set(claim_terms(joined(question)))
+    if not lead or sum(t in asked for t in lead) / len(lead) < RESTATED: return short
+    return short[m.start():].strip()
 
 # %% ../nbs/14b_short.ipynb #f87c3ac7
 HOW_MANY = re.compile(r"^\s*how\s+many\s+(.+)", re.I)
