@@ -89,7 +89,7 @@ def answer_grammar(n_docs: int, # passages in the prompt: citations may be [Doc 
         'end ::= " " cites "." | " "? [0-9] "." " " cites',  # "... 50,000 [Doc 2]." or, after a number, "... MCTest-500. [Doc 5]"
         f'cites ::= cite (cite){{0,{max_citations - 1}}}',
         'cite ::= "[Doc " doc "]"',
-        'word ::= ([^ \\n\\[\\].] | [0-9] "." [0-9]){1,40}',
+        'word ::= ([^ \\n\\[\\].?!] | [0-9] "." [0-9]){1,40}',  # no ? or ! inside: each would end a sentence without its [Doc N]
         "short ::= [^\\n]{1,200}",
         f"doc ::= {docs}", ""])
 
