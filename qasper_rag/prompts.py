@@ -251,4 +251,4 @@ def copies_example(answer: str, # the reply's answer (its sentences, citations a
     "Does `answer` repeat the prompt's example answer (`EXAMPLE_ANSWER`, about another paper) instead of answering from `passages`?"
     words = lambda s: set(re.findall(r"\w+", s.lower().replace(",", "")))  # 50,000 and 50000 alike
     sent, said = words(" ".join(passages)), words(answer)
-    return sum(n in said and n not in sent for n in map(lambda n: n.lower().replace(",", ""), EXAMPLE_NAMES)) >= least
+    return sum(n in said and n not in sent for n in (words(name).pop() for name in EXAMPLE_NAMES)) >= least

@@ -50,6 +50,8 @@ def first_line(text: str) -> str:
 
 RESTATED = 0.6  # share of the answer's content words taken from the question (read on the train papers' records)
 
+def _joined(text: str) -> str: return re.sub(r"(?<=\w)-(?=\w)", "", text)  # "pre-trained" and "pretrained" are one word
+
 def short_answer_problem(question: str, # the question
                          short: str, # a short answer to it
                         ) -> str | None:
@@ -58,8 +60,7 @@ def short_answer_problem(question: str, # the question
     if not s or s.lower().startswith("unanswerable") or s.lower() in ("yes", "no") or yes_no_question(question): return None
     if QUANTITY_QUESTION.match(question): return None if _QUANTITY.search(s) else "gives no quantity"
     if _CHOICE.search(question): return None  # "X or Y?": the answer is one of the question's own words
-    joined = lambda t: re.sub(r"(?<=\w)-(?=\w)", "", t)  # "pre-trained" and "pretrained" are one word
-    terms, asked = claim_terms(joined(s)), set(claim_terms(joined(question)))
+    terms, asked = claim_terms(_joined(s)), set(claim_terms(_joined(question)))
     if terms and sum(t in asked for t in terms) / len(terms) >= RESTATED: return "restates the question"
     if _NAMES_QUESTION.match(question) and _COUNT.match(s) and terms and terms[-1] in asked: return "counts instead of naming"
     return None
@@ -118,8 +119,7 @@ def method_clause(question: str, # the question (only a *how* question that asks
                  ) -> str:
     "`short` from its *by* on, when all before it restates the *how* question (\"They measure X by computing Y\" -> \"by computing Y\"); else `short`."
     if not _HOW.match(question) or QUANTITY_QUESTION.match(question) or not (m := _BY.search(short)): return short
-    joined = lambda t: re.sub(r"(?<=\w)-(?=\w)", "", t)  # "pre-trained" and "pretrained" are one word, as in `short_answer_problem`
-    lead, asked = claim_terms(joined(short[:m.start()])), set(claim_terms(joined(question)))
+    lead, asked = claim_terms(_joined(short[:m.start()])), set(claim_terms(_joined(question)))
     if not lead or sum(t in asked for t in lead) / len(lead) < RESTATED: return short
     return short[m.start():].strip()
 
