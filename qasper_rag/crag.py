@@ -48,8 +48,9 @@ class CrossEncoderRelevance:
              ) -> np.ndarray:
         "Sigmoid of the cross-encoder logit for each (question, passage) pair."
         if not len(passages): return np.zeros(0, dtype=np.float32)
-        logits = np.asarray(self.model.predict([(question, p) for p in passages], show_progress_bar=False), dtype=np.float32)
-        return 1 / (1 + np.exp(-logits.reshape(len(passages), -1)[:, -1]))
+        import torch  # predict's own activation is already a sigmoid for a one-label model: ask for the logits, squash them once
+        logits = self.model.predict([(question, p) for p in passages], activation_fn=torch.nn.Identity(), show_progress_bar=False)
+        return 1 / (1 + np.exp(-np.asarray(logits, dtype=np.float32).reshape(len(passages), -1)[:, -1]))
 
 # %% ../nbs/09_crag.ipynb #cf73da3e
 RELEVANCE_SYSTEM = "You judge whether a passage from a scientific paper helps answer a question about that paper."
