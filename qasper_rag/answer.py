@@ -15,7 +15,7 @@ from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar, copies_example
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import expand_acronyms, first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type
+from .short import expand_acronyms, first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
@@ -214,8 +214,11 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
     return v.answer, out, shown, agreed, v.notice, summary
 
 def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent: Sequence[str], probs: list[str]) -> str:
-    """The short answer as annotators write it: a *how* question's method without the question restated (`short.method_clause`), as the
-    passage holding it writes it (`short.passage_span`: the cited passages first, then the others sent); each change said in `probs`."""
+    """The short answer as annotators write it: without citation placeholders (`short.without_citations`), a *how* question's method
+    without the question restated (`short.method_clause`), as the passage holding it writes it (`short.passage_span`: the cited
+    passages first, then the others sent); each change said in `probs`."""
+    if (plain := without_citations(short)) != short:
+        probs.append(f"short answer {short!r} -> {plain!r}: without the citation markers"); short = plain
     if (method := method_clause(question, short)) != short:
         probs.append(f"short answer {short!r} -> {method!r}: the method, without the question restated"); short = method
     cited = list(dict.fromkeys(i for s in sents for i in s.citations))

@@ -17,9 +17,9 @@ from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
-           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'method_clause', 'rebind_number',
-           'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
-           'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
+           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'method_clause', 'without_citations',
+           'rebind_number', 'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers',
+           'plain_short_answers', 'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -122,6 +122,19 @@ def method_clause(question: str, # the question (only a *how* question that asks
     lead, asked = claim_terms(_joined(short[:m.start()])), set(claim_terms(_joined(question)))
     if not lead or sum(t in asked for t in lead) / len(lead) < RESTATED: return short
     return short[m.start():].strip()
+
+# %% ../nbs/14b_short.ipynb #9a4691ec
+_CITATION = re.compile(r"\(\s*BIBREF\d+(?:\s*[,;]\s*BIBREF\d+)*\s*\)|\bBIBREF\d+\b")  # QASPER's placeholder for a citation, alone or in brackets
+
+def without_citations(short: str, # a short answer
+                     ) -> str:
+    "`short` without QASPER's citation placeholders (`BIBREF19`) and the empty list items, commas and conjunctions they leave."
+    if not _CITATION.search(short): return short
+    s = re.sub(r"\s+([,;.)])", r"\1", _CITATION.sub(" ", short))  # "GloVe , " -> "GloVe,"
+    s = re.sub(r"[,;](\s*[,;])+", ",", s)  # an item that was only a marker
+    s = re.sub(r"(?:[,;]\s*|\s+)(?:and|or)(?=\s*(?:[,;]|$))", "", s.strip())  # "A, B and" where the last item was a marker
+    s = re.sub(r"^\s*(?:and|or)\b", "", s)
+    return re.sub(r"\s{2,}", " ", s).strip(" ,;")
 
 # %% ../nbs/14b_short.ipynb #f87c3ac7
 HOW_MANY = re.compile(r"^\s*how\s+many\s+(.+)", re.I)
