@@ -18,7 +18,7 @@ import qasper_rag.answer as A
 from qasper_rag.cli import load_corpus, make_answerer
 from qasper_rag.evaluate import question_groups
 from qasper_rag.metrics import gold_from_corpus, token_f1
-from qasper_rag.prompts import INSTRUCTIONS, split_sentences, strip_citations
+from qasper_rag.prompts import INSTRUCTIONS, parse_output, split_sentences, strip_citations
 from qasper_rag.settings import AnswerSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,8 +37,7 @@ def bare(answer: str) -> str | None:
     words = {re.sub(r"[^\w]", "", strip_citations(s)).lower() for s in split_sentences(answer)}
     return words.pop().capitalize() if len(words) == 1 and words <= {"yes", "no"} else None
 
-def answer_part(raw: str) -> str:
-    return raw.split("Answer:", 1)[1].split("Short answer:")[0].strip() if "Answer:" in raw else ""
+answer_part = lambda raw: parse_output(raw).answer  # the reply's Answer, as the answerer reads it
 
 _ask_again = A._ask_again
 def ask_again(parsed, messages, reply, plain=None, texts=()):
