@@ -4,6 +4,7 @@ would be verified, re-cited, rewritten or removed differently, before a full run
 A plain script: it prints numbers and checks nothing. Run from the project root:
 
     .venv/bin/python benchmarks/reverify.py [--run reports/offline-full] [--data FOLDER] [--out FILE] [--threads 2]
+        [--only train] [--no-answers]
 
 For every answered record, the model's own reply (`raw_output`) is parsed and cut as the answerer does
 (`answer._finish_sentences`), the passages it was sent are rebuilt (`short.run_passages`), `verify.Verifier` checks
@@ -13,11 +14,17 @@ unchanged judge costs no model call), and the short answer that went into the ag
 again (`verify.agree_short_answer`), which is the last step of an answer. So the replay predicts each shown answer and
 short answer, and Answer-F1 by data file, without asking the model for new answers; a full run confirms it. Quotes
 chosen by the model under a grammar may differ by an option on a replay (llama.cpp's cache state).
+
+The verifier is the shipped one: with the answers judge (`answering.AnswersJudge`: a shown sentence must also answer the
+question; `--no-answers` replays support alone). Official Answer-F1 and Evidence-F1 (evidence: the passages the shown
+sentences cite) of the run and the replay are printed per data file with the paired bootstrap 95% interval of the difference.
 """
 import argparse, json, shutil
 from pathlib import Path
 from tqdm.auto import tqdm
-from qasper_rag.answer import _as_written, _finish_sentences
+from qasper_rag.answer import UNANSWERABLE, _as_written, _finish_sentences
+from qasper_rag.answering import AnswersJudge
+from qasper_rag.chunking import ChunkedPaper
 from qasper_rag.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.cli import load_corpus
 from qasper_rag.evaluate import question_groups
@@ -25,7 +32,7 @@ from qasper_rag.generate import load_generator
 from qasper_rag.judges import GroundedJudge
 from qasper_rag.prompts import check_citations, parse_output
 from qasper_rag.short import run_passages
-from qasper_rag.metrics import gold_from_corpus, token_f1
+from qasper_rag.metrics import bootstrap_ci, gold_from_corpus, score_questions, token_f1
 from qasper_rag.verify import Verifier, agree_short_answer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +42,8 @@ p.add_argument("--data", default=str(ROOT.parent/"shared/data/qasper/original_fo
 p.add_argument("--out", default=str(ROOT/"data/cache/reverify.json"), help="each question's replayed (status, text) per sentence")
 p.add_argument("--threads", type=int, default=2)
 p.add_argument("--candidates", type=int, help="`Verifier.candidates`, the other passages tried before a rewrite (default: the verifier's)")
+p.add_argument("--only", help="replay only the questions of the data files whose name holds this (e.g. train)")
+p.add_argument("--no-answers", action="store_true", help="support alone: no answers judge (the verifier before it)")
 a = p.parse_args()
 
 run, out = Path(a.run), Path(a.out)
@@ -46,26 +55,51 @@ passages_of = run_passages(corpus, QasperChunker(ChunkerConfig(**lines[0]["recor
 cache = out.with_suffix(".judge_cache.jsonl")
 if (run/"judge_cache.jsonl").exists(): shutil.copy(run/"judge_cache.jsonl", cache)  # the run's file stays as the run left it
 gen = load_generator("qwen-1.5b", n_threads=a.threads)
-verifier = Verifier(GroundedJudge(gen, cache=cache), gen, **({"candidates": a.candidates} if a.candidates else {}))
+judge = GroundedJudge(gen, cache=cache)
+answers = None if a.no_answers else AnswersJudge(gen, cache=judge.cache)
+verifier = Verifier(judge, gen, answers=answers, **({"candidates": a.candidates} if a.candidates else {}))
+chunked = {}
+def evidence(r: dict, passages: list, shown_docs: list[int], short: str) -> list[str]:
+    "The evidence an answer predicts: the passages its shown sentences cite (none for Unanswerable), as the answerer records it."
+    if short == UNANSWERABLE or not shown_docs: return []
+    pid = r["paper_id"]
+    if pid not in chunked: chunked[pid] = ChunkedPaper(corpus.paper(pid), QasperChunker(ChunkerConfig(**r["config"]["retrieval"]["chunker"]))(corpus.paper(pid)))
+    return chunked[pid].evidence_strings([passages[d - 1].id for d in dict.fromkeys(shown_docs)])
 
 gold = gold_from_corpus(corpus)
 f1 = lambda q, short: max(token_f1(short, ref.answer) for ref in gold[q]) if q in gold else None
 replayed, changed, shorts, scores = {}, [], [], {}
-for l in tqdm([l for l in lines if l["record"].get("raw_output") and not l["record"].get("failed")], desc="verification replayed"):
+preds_run, preds_new = {}, {}
+todo = [l for l in lines if l["record"].get("raw_output") and not l["record"].get("failed") and (not a.only or a.only in groups.get(l["question_id"], ""))]
+for l in tqdm(todo, desc="verification replayed"):
     r, q = l["record"], l["question_id"]
     passages = passages_of(r)[0]
     sents, _, _ = _finish_sentences(check_citations(parse_output(r["raw_output"]).answer, len(passages)), passages, [])
-    v, short = verifier.check(r["question"], sents, passages), r.get("short_answer", "")
-    if (went_in := (r.get("verification") or {}).get("short_answer", {}).get("before")) is not None:
-        went_in = _as_written(r["question"], went_in, sents, [c.body for c in passages], [])
-        v, short, _ = agree_short_answer(r["question"], went_in, v, [c.body for c in passages])
+    went_in = (r.get("verification") or {}).get("short_answer", {}).get("before")
+    if went_in is not None: went_in = _as_written(r["question"], went_in, sents, [c.body for c in passages], [])
+    v, short = verifier.check(r["question"], sents, passages, short=went_in or ""), r.get("short_answer", "")
+    if went_in is not None: v, short, _ = agree_short_answer(r["question"], went_in, v, [c.body for c in passages])
     now, before = [(c.status, c.text) for c in v.sentences], [(s.get("status"), s.get("text", "")) for s in r.get("sentences", [])]
-    replayed[q] = {"sentences": now, "short_answer": short}
+    replayed[q] = {"sentences": now, "short_answer": short, "answer": v.answer, "notice": v.notice, "closest": v.closest,
+                   "shown": [{"text": c.text, "claim": c.claim, "citations": list(c.citations), "status": c.status, "answers": c.answers}
+                             for c in v.shown if c.citations]}
+    preds_run[q] = {"answer": r.get("short_answer", ""), "evidence": r.get("predicted_evidence", [])}
+    preds_new[q] = {"answer": short, "evidence": evidence(r, passages, [d for c in v.shown for d in c.citations], short)}
     if q in gold: scores.setdefault(groups.get(q, "?"), []).append((f1(q, r.get("short_answer", "")), f1(q, short)))
     if now != before: changed.append((q, r["question"], before, now))
     if short != r.get("short_answer", ""): shorts.append((q, r["question"], r.get("short_answer", ""), short))
 out.write_text(json.dumps(replayed, indent=1))
 print(f"{len(replayed)} answers replayed; {len(changed)} shown differently, {len(shorts)} short answers differ; replays in {out}")
+print(f"verifier: {judge.name}, answers judge: {answers.name if answers else 'none'}")
+for g in sorted({groups.get(q, "?") for q in replayed}):
+    gq = {q: gold[q] for q in replayed if groups.get(q, "?") == g and q in gold}
+    if not gq: continue
+    s0, s1 = score_questions(gq, preds_run), score_questions(gq, preds_new)
+    for m in ("answer_f1", "evidence_f1"):
+        x0, x1 = [getattr(s, m) for s in s0], [getattr(s, m) for s in s1]
+        lo, hi = bootstrap_ci([b - a_ for a_, b in zip(x0, x1)])
+        print(f"  {g}: {m} of the answered records (official), run {sum(x0) / len(x0):.3f} -> replay {sum(x1) / len(x1):.3f} "
+              f"(n={len(x0)}; difference 95% CI {lo:+.3f} to {hi:+.3f}; {sum(b > a_ for a_, b in zip(x0, x1))} better, {sum(b < a_ for a_, b in zip(x0, x1))} worse)")
 for g, xs in sorted(scores.items()):
     print(f"  {g}: Answer-F1 of the answered records, run {sum(a for a, _ in xs) / len(xs):.3f} -> replay {sum(b for _, b in xs) / len(xs):.3f} (n={len(xs)})")
 print("\nshown differently:")

@@ -204,13 +204,14 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
     rows = lambda: [{"text": s.text, "claim": s.claim, "citations": list(s.citations), "rejected": list(s.rejected), "attributed": k in attributed}
                     for k, s in enumerate(sents)]
     if self.verifier is None: return " ".join(s.text for s in sents), rows(), sents, short, "", {}
-    v = self.verifier.check(question, sents, passages)
+    v = self.verifier.check(question, sents, passages, short=short)
     v, agreed, note = agree_short_answer(question, short, v, [c.body for c in passages])
     if note: probs.append(note)
     out = [{**r, **c.to_dict()} for r, c in zip(rows(), v.sentences)]
     shown = [CitedSentence(c.text, c.claim, c.citations) for c in v.shown if c.citations]
     summary = {"judge": _judge_spec(self.verifier), "seconds": v.seconds, "judge_calls": v.judge_calls, "generations": v.generations,
-               "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note}}
+               "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note},
+               "answers_judge": getattr(self.verifier.answers, "name", None), "closest": v.closest}
     return v.answer, out, shown, agreed, v.notice, summary
 
 def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent: Sequence[str], probs: list[str]) -> str:

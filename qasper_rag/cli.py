@@ -263,8 +263,10 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
     from qasper_rag.judges import load_judge
     from qasper_rag.verify import Verifier
     j = judge if judge is not None else load_judge(s.verify, gen)
+    from qasper_rag.answering import AnswersJudge  # a shown sentence must also answer: the generator reads it (a judge's cache shared)
+    answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, cache=getattr(j, "cache", None))
     return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
-                    verifier=None if j is None else Verifier(j, gen))
+                    verifier=None if j is None else Verifier(j, gen, answers=answers))
 
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
@@ -424,6 +426,10 @@ def print_label_check(r: dict, # `check_labels` output
     w(f"judge {r['judge']} against the labels (confusion rows: judge supported/not, columns: label supported/not {r['confusion']})")
     row("all", r)
     for g, x in r.get("groups", {}).items(): row(g, x)
+    if (ak := r.get("answers_kappa")):
+        w(f"answers judge {ak['judge']} (threshold {ak['threshold']}) against the labels' answers column (rows: judge answers/not)")
+        row("all", ak)
+        for g, x in ak.get("groups", {}).items(): row(g, x)
 
 def cmd_labels(a: argparse.Namespace) -> int:
     "Check a judge against a label file; or export a run's judged sentences for labelling, or read the labels back into the run's kappa."
@@ -437,8 +443,15 @@ def cmd_labels(a: argparse.Namespace) -> int:
             gen = load_generator(a.generator, install=a.install, **({"n_threads": a.threads} if a.threads else {}))
         where = question_groups(a.data)  # the data file of each item's question: train and test papers reported apart
         groups = {i.item_id: where[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in where}
-        r = check_labels(items, load_judge(a.judge, gen, cache=a.cache), groups, progress=not a.json)
+        judge = load_judge(a.judge, gen, cache=a.cache)
+        r = check_labels(items, judge, groups, progress=not a.json)
         r.pop("verdicts"); details = r.pop("details")
+        from qasper_rag.answering import AnswersJudge, check_answer_labels, read_answer_labels
+        if (answers := read_answer_labels(a.check)):  # the file also labels whether each sentence answers its question
+            aj = AnswersJudge(gen, cache=getattr(judge, "cache", None))
+            r["answers_kappa"] = check_answer_labels(items, answers, aj, groups)
+            byid = {d["item_id"]: d for d in r["answers_kappa"].pop("details")}
+            details = [{**d, **{k: byid[d["item_id"]][k] for k in ("answers_label", "answers")}} if d["item_id"] in byid else d for d in details]
         if a.verdicts: Path(a.verdicts).write_text("".join(json.dumps(d) + "\n" for d in details))
         if a.json: print(json.dumps(r, indent=1))
         else: print_label_check(r)

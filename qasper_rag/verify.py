@@ -15,14 +15,15 @@ from .metrics import judge_claim, judge_entails
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 
 # %% auto #0
-__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence', 'drop_repeats',
-           'Verification', 'quotable_sentences', 'quote_grammar', 'Verifier', 'own_claim', 'agreed_short_answer',
-           'agree_short_answer']
+__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'OFF_QUESTION', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence',
+           'drop_repeats', 'Verification', 'quotable_sentences', 'quote_grammar', 'Verifier', 'own_claim',
+           'agreed_short_answer', 'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
 WITHDRAWN = "withdrawn: the model's own short answer says the passages do not answer the question"
 UNDECIDED = "withdrawn: no passage sent says yes or no, and a quote does not answer a yes/no question"
+OFF_QUESTION = "removed: true of the paper, but it does not answer the question"  # the answers judge said no (`answering`)
 STATUSES = ("verified", "re-cited", "rewritten", "removed", "no answer")
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class CheckedSentence:
     p: float | None = None  # the judge's P(Yes) for the shown claim, when the model was asked
     reason: str = ""  # the judge's reason for the original sentence
     before: str | None = None  # a withdrawn sentence's status before it was withdrawn
+    answers: bool | None = None  # the answers judge's verdict on the shown claim: it states what was asked (None: not asked)
 
     @property
     def verified(self) -> bool: return self.status in ("verified", "re-cited", "rewritten")
@@ -65,6 +67,8 @@ class Verification:
     seconds: float = 0.0
     judge_calls: int = 0
     generations: int = 0
+    closest: str = ""  # with nothing that answers left: the passages' sentence closest to an answer, with its [Doc N], offered apart
+
 
     @property
     def shown(self) -> list[CheckedSentence]: return [s for s in self.sentences if s.shown]
@@ -80,10 +84,13 @@ class Verification:
     @property
     def notice(self) -> str:
         "What the reader is told about removed sentences ('' when none was removed)."
-        w = sum(s.status == "removed" and s.repaired in (WITHDRAWN, UNDECIDED) for s in self.sentences)
+        w = sum(s.status == "removed" and (s.repaired in (WITHDRAWN, UNDECIDED) or (s.repaired or "").startswith(OFF_QUESTION))
+                for s in self.sentences)
         n, pl = self.removed - w, lambda k: "s" if k > 1 else ""
         parts = ([f"{n} sentence{pl(n)} removed: not supported by the passages"] if n else []) + (
                  [f"{w} sentence{pl(w)} withdrawn: true of the paper, but not an answer to the question"] if w else [])
+        if self.closest and not self.answered:
+            parts.append(f"the closest the passages come, which does not {'settle' if self.yes_no else 'answer'} the question: {self.closest}")
         return "; ".join(parts)
     def counts(self) -> dict:
         return {s: sum(x.status == s for x in self.sentences) for s in STATUSES}
@@ -129,9 +136,12 @@ class Verifier:
                  rewrite: bool = True, # rewrite from the best passage before removing
                  max_citations: int = 3,
                  quote_options: int = 3, # at most this many sentences tied at the best overlap are offered to the model
+                 answers=None, # an `answering.AnswersJudge`: a sentence is shown only if it also answers the question, and a rewrite
+                               # quotes the sentence that answers best (None: support alone, quotes chosen by overlap)
+                 quote_pool: int = 4, # with `answers`: the sentences sent, most words shared with the question first, read for a quote
                 ):
         self.judge, self.gen, self.candidates, self.rewrite, self.max_citations = judge, generator, candidates, rewrite, max_citations
-        self.quote_options = quote_options
+        self.quote_options, self.answers, self.quote_pool = quote_options, answers, quote_pool
         self._tl = threading.local()  # rewrites generated in the current `check`, per thread (answers may be checked concurrently)
 
     @property
@@ -179,38 +189,81 @@ class Verifier:
             if text in options: return text
         return options[0] if options else None
 
-    def _check_one(self, question: str, s: CitedSentence, passages: Sequence[Chunk]) -> CheckedSentence:
+    def _off_question(self, question: str, claim: str) -> str | None:
+        "Why `claim` does not answer `question` by the answers judge (None: it answers, or no answers judge; a bare Yes/No answers by its form)."
+        if self.answers is None or judge_claim(claim, question) != claim: return None
+        v = self.answers.verdict(question, claim)
+        return None if v.answers else v.reason
+
+    def _answering_quote(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...], short: str = "",
+                        ) -> tuple[int, str, float] | None:
+        """The sentence sent that answers the question best, by the answers judge, with its doc number and score; None when none
+        answers (the best read is kept as this check's `closest`). Read: the `quote_pool` prose sentences sharing most words with
+        the question, the claim and the short answer (at least one with the question; the cited passages first among ties)."""
+        asked, want = set(claim_terms(question)), set(claim_terms(f"{question} {claim} {short}"))
+        pool = []
+        for d in range(1, len(passages) + 1):
+            for q in quotable_sentences(passages[d - 1].body, limit=1000):
+                ts = set(claim_terms(q))
+                if not _CITE_LIKE.search(q) and asked & ts: pool.append((-len(want & ts), d not in docs, d, q))
+        read = [(self.answers.score(question, q), d, q) for _, _, d, q in sorted(pool)[:self.quote_pool]]
+        if not read: return None
+        p, d, q = max(read, key=lambda x: x[0])  # the first of ties: most words shared
+        if p >= self.answers.threshold: return d, q, p
+        if not getattr(self._tl, "closest", ""): self._tl.closest = _cite(q, (d,))
+        return None
+
+    def _rewritten(self, question: str, s: CitedSentence, passages: Sequence[Chunk], docs: tuple[int, ...], cover: dict[int, float],
+                   reason: str, short: str = "") -> CheckedSentence | None:
+        "A quote in the place of a sentence that does not hold (or does not answer): the one that answers best, or the best-grounded passage's."
+        if self.answers is not None:
+            if (found := self._answering_quote(question, s.claim, passages, docs, short)) is None: return None
+            d, quote, p = found
+            if (v := self._judge(question, quote, passages, (d,))).supported:
+                return CheckedSentence(_cite(quote, (d,)), quote.rstrip(" ."), (d,), s.text, "rewritten",
+                                       f"rewritten as a quote of Doc {d}, the sentence sent that answers best (P={p:.2f})", v.p, reason, answers=True)
+            return None
+        best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3, parts=False).coverage, d in docs))
+        quote = self._quote(question, s.claim, passages[best - 1], best)
+        if quote and (v := self._judge(question, quote, passages, (best,))).supported:
+            return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
+        return None
+
+    def _check_one(self, question: str, s: CitedSentence, passages: Sequence[Chunk], short: str = "") -> CheckedSentence:
         if s.claim == NO_ANSWER: return CheckedSentence(s.text, s.claim, (), s.text, "no answer")
         docs = tuple(s.citations[:self.max_citations])
         first = self._judge(question, s.claim, passages, docs) if docs else None
-        if first is not None and first.supported:
-            if (more := self._also(question, s.claim, passages, docs)) == docs: return CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason)
-            return CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}", first.p, first.reason)
-        reason = first.reason if first is not None else "no citation"
+        on = None if self.answers is None or judge_claim(s.claim, question) != s.claim else True  # a bare Yes/No is not read for it
+        off = self._off_question(question, s.claim) if first is not None and first.supported else None
+        if first is not None and first.supported and off is None:
+            if (more := self._also(question, s.claim, passages, docs)) == docs: return CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason, answers=on)
+            return CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}", first.p, first.reason, answers=on)
+        reason = (f"holds, but {off}" if off else first.reason) if first is not None else "no citation"
         hyp = judge_claim(s.claim, question)
         cover = self._cover(question, hyp, passages)
         others = sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]
         tries = [(d,) for d in others] + ([docs[:self.max_citations - 1] + (others[0],)] if docs and others else [])
-        for t in tries:  # another passage, or the cited one with the best other: several passages may be needed
+        for t in tries if not off else ():  # another passage, or the cited one with the best other: several passages may be needed
             if (v := self._judge(question, s.claim, passages, t)).supported:
+                if (off := self._off_question(question, s.claim)):  # it holds there, but answers nothing: quote instead
+                    reason = f"holds at {_docs(t)}, but {off}"; break
                 t = self._also(question, s.claim, passages, t, cover)
-                return CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}", v.p, reason)
+                return CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}", v.p, reason, answers=on)
         if self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
-            best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3, parts=False).coverage, d in docs))
-            quote = self._quote(question, s.claim, passages[best - 1], best)
-            if quote and (v := self._judge(question, quote, passages, (best,))).supported:
-                return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
-        return CheckedSentence("", s.claim, (), s.text, "removed", f"removed: {reason}", None, reason)
+            if (quoted := self._rewritten(question, s, passages, docs, cover, reason, short)) is not None: return quoted
+        return CheckedSentence("", s.claim, (), s.text, "removed", f"{OFF_QUESTION} ({off})" if off else f"removed: {reason}", None, reason)
 
     def check(self, question: str, # the question the answer answers
               sentences: Sequence[CitedSentence], # the answer's sentences with their checked citations
               passages: Sequence[Chunk], # every passage sent, in [Doc N] order
+              short: str = "", # the model's short answer: its words help find the sentence that answers, for a rewrite
              ) -> Verification:
-        "Verify each sentence; re-cite, rewrite or remove the ones the judge does not accept."
-        t0, calls0, self._tl.generations = time.perf_counter(), getattr(self.judge, "calls", 0), 0
-        out = drop_repeats([self._check_one(question, s, passages) for s in sentences])
-        return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3),
-                            getattr(self.judge, "calls", 0) - calls0, self.generations)
+        "Verify each sentence; re-cite, rewrite or remove the ones the judge does not accept (or, with `answers`, that answer nothing)."
+        calls = lambda: getattr(self.judge, "calls", 0) + getattr(self.answers, "calls", 0)
+        t0, calls0, self._tl.generations, self._tl.closest = time.perf_counter(), calls(), 0, ""
+        out = drop_repeats([self._check_one(question, s, passages, short) for s in sentences])
+        return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3), calls() - calls0, self.generations,
+                            self._tl.closest)
 
 # %% ../nbs/16a_verify.ipynb #22d825a2
 def own_claim(status: str | None, # a kept sentence's status (a withdrawn one's status `before`)
@@ -250,7 +303,7 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
                       ) -> tuple[Verification, str, str | None]:
     "The verified answer and the short answer made to agree (`agreed_short_answer`); returns both and what changed (None: nothing)."
     kept = [s for s in v.sentences if s.verified]
-    decided = any(own_claim(s.status) for s in kept)
+    decided = any(own_claim(s.status) or s.answers for s in kept)  # a quote the answers judge read as deciding it decides it
     new, note = agreed_short_answer(question, short, [s.claim for s in kept], passages, decided)
     if kept and new == "Unanswerable":  # a claim can hold at its passage and still not answer the question: the model said so itself,
         why = WITHDRAWN if short.strip().lower().startswith("unanswerable") else UNDECIDED  # or no passage decides a yes/no question

@@ -42,6 +42,30 @@ def test_labels_check_cli_json_contract(tmp_path):
     assert r.returncode == 0 and "kappa 1.0" in r.stdout and "false 'supported' rate 0.0" in r.stdout
 
 
+def test_labels_check_reports_answers_kappa_when_the_file_labels_answers(tmp_path):
+    """A label file with an `answers` column (does the sentence answer its question?) gets the answers judge's agreement
+    too, under the --json key answers_kappa; with the lexical judge no generator is loaded, so the answers judge is its
+    form check alone: 'The dataset is large' gives no number for a *how big* question, the others may answer."""
+    rows = [("q1#0", "How big is the dataset?", "It has 17,833 sentences.", f"[Doc 3] {PASSAGE}", "1", "1"),
+            ("q1#1", "How big is the dataset?", "The dataset is large.", f"[Doc 3] {PASSAGE}", "0", "0"),
+            ("q2#0", "Which hospital?", "Ruijing Hospital.", f"[Doc 1] {PASSAGE}", "1", "1"),
+            ("q3#0", "Which hospital?", "The reports total 826,987 characters.", f"[Doc 1] {PASSAGE}", "1", "0")]
+    path = tmp_path / "labels.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f); w.writerow([*LABEL_COLUMNS, "answers", "reason"]); w.writerows([(*r, "why") for r in rows])
+    r = subprocess.run([EXE, "labels", "--check", str(path), "--judge", "lexical", "--json", "--verdicts", str(tmp_path / "v.jsonl")],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    ak = json.loads(r.stdout)["answers_kappa"]
+    assert (ak["judge"], ak["n"], ak["confusion"]) == ("answers:form", 4, [[2, 1], [0, 1]])  # rows: judge answers/not; columns: label
+    rows = {d["item_id"]: d for d in map(json.loads, (tmp_path / "v.jsonl").read_text().splitlines())}
+    assert (rows["q1#1"]["answers"], rows["q1#1"]["answers_label"], rows["q3#0"]["answers"]) == (0, 0, 1)
+    r = subprocess.run([EXE, "labels", "--check", str(path), "--judge", "lexical"], capture_output=True, text=True, timeout=300)
+    assert "answers judge answers:form" in r.stdout
+    assert "answers_kappa" not in json.loads(subprocess.run([EXE, "labels", "--check", str(_label_file(tmp_path / "plain.csv")), "--judge",
+                                                            "lexical", "--json"], capture_output=True, text=True, timeout=300).stdout)
+
+
 def test_labels_check_groups_items_by_data_file(shared_dir, tmp_path):
     """Item ids name QASPER questions: with --data the items of each data file (train and test papers) are reported apart."""
     from qasper_rag.data import load_path
