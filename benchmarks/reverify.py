@@ -44,6 +44,9 @@ p.add_argument("--threads", type=int, default=2)
 p.add_argument("--candidates", type=int, help="`Verifier.candidates`, the other passages tried before a rewrite (default: the verifier's)")
 p.add_argument("--only", help="replay only the questions of the data files whose name holds this (e.g. train)")
 p.add_argument("--no-answers", action="store_true", help="support alone: no answers judge (the verifier before it)")
+p.add_argument("--answers-threshold", type=float, help="the verifier's answers judge's threshold (0: the form check gates, the model only ranks quotes)")
+p.add_argument("--labels", default=str(ROOT.parent/"shared/data/labels/citation_support_answers_1203e.csv"),
+               help="label file with support and answers columns: shown sentences that match a labelled one are counted by its labels")
 a = p.parse_args()
 
 run, out = Path(a.run), Path(a.out)
@@ -53,10 +56,11 @@ groups = question_groups(a.data)
 corpus, _ = load_corpus(a.data)
 passages_of = run_passages(corpus, QasperChunker(ChunkerConfig(**lines[0]["record"]["config"]["retrieval"]["chunker"])))
 cache = out.with_suffix(".judge_cache.jsonl")
-if (run/"judge_cache.jsonl").exists(): shutil.copy(run/"judge_cache.jsonl", cache)  # the run's file stays as the run left it
+if (run/"judge_cache.jsonl").exists() and not cache.exists(): shutil.copy(run/"judge_cache.jsonl", cache)  # the run's file stays as the run left it
 gen = load_generator("qwen-1.5b", n_threads=a.threads)
 judge = GroundedJudge(gen, cache=cache)
-answers = None if a.no_answers else AnswersJudge(gen, cache=judge.cache)
+answers = None if a.no_answers else AnswersJudge(gen, cache=judge.cache, **({} if a.answers_threshold is None else {"threshold": a.answers_threshold}))
+reader = AnswersJudge(gen, cache=judge.cache)  # the fitted answers judge, as a measure of what is shown (its kappa: reports/judges)
 verifier = Verifier(judge, gen, answers=answers, **({"candidates": a.candidates} if a.candidates else {}))
 chunked = {}
 def evidence(r: dict, passages: list, shown_docs: list[int], short: str) -> list[str]:
@@ -91,6 +95,21 @@ for l in tqdm(todo, desc="verification replayed"):
 out.write_text(json.dumps(replayed, indent=1))
 print(f"{len(replayed)} answers replayed; {len(changed)} shown differently, {len(shorts)} short answers differ; replays in {out}")
 print(f"verifier: {judge.name}, answers judge: {answers.name if answers else 'none'}")
+import csv
+labelled = {(r["item_id"].split("#")[0], r["claim"].strip().rstrip(".")): r for r in csv.DictReader(open(a.labels))} if Path(a.labels).exists() else {}
+def shown_measures(rows: dict, question: str, q: str) -> tuple[int, int, int, int]:
+    "(shown, read as answering by the fitted answers judge, matching a labelled sentence, labelled supported and answering)."
+    ss = [s for s in rows if s["claim"] and s["claim"] != "The passages do not answer this question"]
+    lab = [labelled.get((q, s["claim"].strip().rstrip("."))) for s in ss]
+    return (len(ss), sum(reader.verdict(question, s["claim"]).answers for s in ss), sum(l is not None for l in lab),
+            sum(l is not None and l["label"] == "1" and l["answers"] == "1" for l in lab))
+for name, rows_of in (("run", lambda l: [s for s in l["record"]["sentences"] if s.get("status") not in ("removed", None) and s.get("citations")]),
+                      ("replay", lambda l: replayed[l["question_id"]]["shown"])):
+    m = [shown_measures(rows_of(l), l["question"], l["question_id"]) for l in todo]
+    tot = [sum(x[i] for x in m) for i in range(4)]
+    print(f"  {name}: {tot[0]} shown sentences, {tot[1]} read as answering by {reader.name} (threshold {reader.threshold}); "
+          f"{tot[2]} match a labelled sentence, {tot[3]} of them labelled supported and answering; "
+          f"questions with a sentence read as answering: {sum(x[1] > 0 for x in m)} of {len(m)}")
 for g in sorted({groups.get(q, "?") for q in replayed}):
     gq = {q: gold[q] for q in replayed if groups.get(q, "?") == g and q in gold}
     if not gq: continue

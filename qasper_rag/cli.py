@@ -263,8 +263,8 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
     from qasper_rag.judges import load_judge
     from qasper_rag.verify import Verifier
     j = judge if judge is not None else load_judge(s.verify, gen)
-    from qasper_rag.answering import AnswersJudge  # a shown sentence must also answer: the generator reads it (a judge's cache shared)
-    answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, cache=getattr(j, "cache", None))
+    from qasper_rag.answering import AnswersJudge, GATE_THRESHOLD  # a shown sentence must also answer (its form), quotes ranked by the generator
+    answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, GATE_THRESHOLD, cache=getattr(j, "cache", None))
     return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
                     verifier=None if j is None else Verifier(j, gen, answers=answers))
 

@@ -208,8 +208,9 @@ class Verifier:
                 if not _CITE_LIKE.search(q) and asked & ts: pool.append((-len(want & ts), d not in docs, d, q))
         read = [(self.answers.score(question, q), d, q) for _, _, d, q in sorted(pool)[:self.quote_pool]]
         if not read: return None
-        p, d, q = max(read, key=lambda x: x[0])  # the first of ties: most words shared
-        if p >= self.answers.threshold: return d, q, p
+        ok = [x for x in read if self.answers.verdict(question, x[2]).answers]
+        p, d, q = max(ok or read, key=lambda x: x[0])  # the first of ties: most words shared
+        if ok: return d, q, p
         if not getattr(self._tl, "closest", ""): self._tl.closest = _cite(q, (d,))
         return None
 
