@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse, json, time
 from pathlib import Path
 from qasper_rag.chunking import chunk_paper_id
-from qasper_rag.data import shared_data_dir
+from qasper_rag.env import shared_data_dir
 from qasper_rag.evaluate import question_groups
 from qasper_rag.library import wrong_paper_summary
 

@@ -10,7 +10,8 @@ import dataclasses, hashlib, json, random, re, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
-from .data import QasperCorpus, Paper, load_path, project_root
+from .data import QasperCorpus, Paper, load_path
+from .env import project_root
 from .chunking import Chunk
 
 # %% auto #0
@@ -368,7 +369,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
 # %% ../nbs/11a_adapt.ipynb #68855012
 def adapted_dir() -> Path:
     "The adaptation run folder the `adapted` embedder reads: $QASPER_ADAPTED, else data/adapted."
-    from qasper_rag.settings import env
+    from qasper_rag.env import env
     return Path(env("QASPER_ADAPTED") or project_root()/"data"/"adapted").expanduser()
 
 def load_adapted(run: str | Path | None = None, **kw):

@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 from .chunking import QasperChunker
-from .data import Paper, QasperCorpus, load_path, shared_data_dir
+from .data import Paper, QasperCorpus, load_path
+from .env import shared_data_dir
 from .evaluate import _peak_rss_mb  # the peak as an evaluation run records it (MB on Linux and macOS)
 
 # %% auto #0

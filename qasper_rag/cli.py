@@ -11,7 +11,8 @@ from pathlib import Path
 from .data import QasperCorpus, QasperDataError, load_qasper
 from .chunking import ChunkedPaper, ChunkerConfig, QasperChunker, chunk_paper_id, evidence_report
 from .tables import TableReport, attach_bodies, read_table_dir
-from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
+from .settings import AnswerSettings, RunSettings, get_run_settings, RUN_PRESETS
+from .env import env, environment
 
 # %% auto #0
 __all__ = ['COMMANDS', 'positive_int', 'share', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks',
@@ -481,7 +482,7 @@ def _labels_args(p: argparse.ArgumentParser):
 # %% ../nbs/90_cli.ipynb #693cb42c
 def shared_data_dir_default() -> Path:
     "Every shared QASPER question (../shared/data/qasper/original_format or $QASPER_SHARED)."
-    from qasper_rag.data import shared_data_dir
+    from qasper_rag.env import shared_data_dir
     return shared_data_dir()/"original_format"
 
 def cmd_report(a: argparse.Namespace) -> int:
@@ -489,7 +490,7 @@ def cmd_report(a: argparse.Namespace) -> int:
     from qasper_rag.report import full_parameters, make_report
     only = [x.strip() for x in a.only.split(",")] if a.only else None
     root = Path(a.reports) if a.reports else None
-    from qasper_rag.data import project_root
+    from qasper_rag.env import project_root
     from qasper_rag.report import smoke_parameters
     out = (root or project_root()/"reports")/a.name
     if a.smoke: params = smoke_parameters(out)  # each notebook's small default run
@@ -519,7 +520,7 @@ def _report_args(p: argparse.ArgumentParser):
 def cmd_bench(a: argparse.Namespace) -> int:
     "Measure every stage side by side (`bench.run_bench`, resumable) into a folder, then render its page there."
     from qasper_rag.bench import run_bench
-    from qasper_rag.data import project_root
+    from qasper_rag.env import project_root
     from qasper_rag.report import render
     out = Path(a.out or project_root()/"reports"/"bench").resolve()
     sections = [x.strip() for x in a.sections.split(",")] if a.sections else None
@@ -598,7 +599,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
 def cmd_adapt(a: argparse.Namespace) -> int:
     "Generate questions from the papers' chunks, filter them by round trip, mine hard negatives, train the bi-encoder and the cross-encoder."
     from qasper_rag.adapt import AdaptConfig, adapt
-    from qasper_rag.data import shared_data_dir
+    from qasper_rag.env import shared_data_dir
     data = a.data or str(shared_data_dir()/"original_format")
     given = {k: v for k, v in (("generator", a.generator), ("max_chunks", a.max_chunks), ("questions_per_chunk", a.questions_per_chunk),
                                ("epochs", a.epochs), ("cross_epochs", a.cross_epochs), ("batch_size", a.batch_size), ("seed", a.seed),

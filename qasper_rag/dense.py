@@ -12,8 +12,7 @@ from typing import Literal, Sequence
 import numpy as np
 from fastcore.basics import patch
 from .chunking import Chunk
-from .data import project_root
-from .settings import env
+from .env import env, project_root
 from .tokens import minilm_path
 from .models import MPNET_PARTS, MPNET_PIP, MPNET_SHA256, ModelPartsError, default_model_dir
 from .models import mpnet_part_files, mpnet_path, reassemble_parts

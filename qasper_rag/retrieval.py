@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from typing import Callable, Iterable, Literal, get_args
 import numpy as np
 from fastcore.basics import patch
-from .data import Paper, QasperCorpus, project_root
+from .data import Paper, QasperCorpus
+from .env import project_root
 from .chunking import ChunkerConfig, ChunkedPaper, QasperChunker
 from .packing import Context, pack, rrf
 from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance

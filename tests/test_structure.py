@@ -101,14 +101,14 @@ def test_environ_reads_finds_every_form():
     assert environ_reads(src) == ["QASPER_A", "QASPER_B", "QASPER_C"]
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if m != "settings"])
-def test_package_environment_is_read_only_through_settings(module):
-    "Every QASPER_* variable is read through `settings.env`, so `settings.ENV` is the whole list a user can set."
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "env"])
+def test_package_environment_is_read_only_through_env(module):
+    "Every QASPER_* variable is read through `env.env`, so `env.ENV` is the whole list a user can set."
     assert environ_reads((PKG/f"{module}.py").read_text()) == []
 
 
 def test_every_env_name_used_is_declared():
-    from qasper_rag.settings import ENV
+    from qasper_rag.env import ENV
     import re
     used = {m for p in PKG.glob("*.py") for m in re.findall(r'env\(\s*"(QASPER_[A-Z_]+)"', p.read_text())}
     used |= {"QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"}  # read through generate.ENV_* names
