@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['ENV', 'SECRET', 'env', 'environment', 'project_root', 'shared_data_dir']
+__all__ = ['ENV', 'SECRET', 'env', 'environment', 'project_root', 'shared_data_dir', 'adapted_dir']
 
 # %% ../nbs/00_env.ipynb #5a6511b3
 ENV: dict[str, str] = {  # name -> what it sets
@@ -54,3 +54,7 @@ def shared_data_dir() -> Path:
     "Where the shared QASPER sample lives: `$QASPER_SHARED`, else `../shared/data/qasper` beside the project."
     where = env("QASPER_SHARED")
     return Path(where) if where else project_root().parent/"shared"/"data"/"qasper"
+
+def adapted_dir() -> Path:
+    "The adaptation run folder the `adapted` bi-encoder and cross-encoder are read from: `$QASPER_ADAPTED`, else data/adapted."
+    return Path(env("QASPER_ADAPTED") or project_root()/"data"/"adapted").expanduser()
