@@ -25,7 +25,7 @@ import argparse, json, platform, statistics, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 from qasper_rag.chunking import norm_ws
-from qasper_rag.cli import load_corpus
+from qasper_rag.app import load_corpus
 from qasper_rag.data import FLOAT_PREFIX, Paper, QasperCorpus
 from qasper_rag.env import shared_data_dir
 from qasper_rag.metrics import token_f1
