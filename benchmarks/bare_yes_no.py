@@ -5,7 +5,7 @@ A plain script: it prints numbers and checks nothing. Run from the project root:
     .venv/bin/python benchmarks/bare_yes_no.py [--run reports/offline-full] [--data FOLDER] [--words 4] [--threads 2]
 
 A reply whose answer is only "Yes [Doc N]." (or No), against the prompt's "never a bare Yes or No", gives the verifier
-nothing to check. Each such reply of the run is answered again by the full pipeline (`cli.make_answerer`, the default
+nothing to check. Each such reply of the run is answered again by the full pipeline (`app.make_answerer`, the default
 grounded judge verifying) with one change: after the bare reply, the same conversation asks for the fact that decides it,
 and that retry is decoded under the answer grammar with at least `--words` words per sentence (1: the reminder alone).
 Printed per question: the run's short answer and the new one with their Answer-F1 (best over the annotators), and the
@@ -15,7 +15,7 @@ is not changed: the retry lives in this script (it wraps `answer._ask_again` and
 import argparse, json, re
 from pathlib import Path
 import qasper_rag.answer as A
-from qasper_rag.cli import load_corpus, make_answerer
+from qasper_rag.app import load_corpus, make_answerer
 from qasper_rag.evaluate import question_groups
 from qasper_rag.metrics import gold_from_corpus, token_f1
 from qasper_rag.prompts import INSTRUCTIONS, parse_output, split_sentences, strip_citations

@@ -14,7 +14,8 @@ import bm25s, rank_bm25  # noqa: F401  (versions)
 from importlib.metadata import version
 from qasper_rag.bm25 import BM25Index, bm25_tokenize, stem
 from qasper_rag.chunking import QasperChunker
-from qasper_rag.data import load_path, shared_data_dir
+from qasper_rag.data import load_path
+from qasper_rag.env import shared_data_dir
 
 BACKENDS = ("bm25s", "rank_bm25")
 

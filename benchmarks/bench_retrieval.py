@@ -14,7 +14,8 @@ cache folder (`relevance.jsonl`), so a cold start also asks the LLM for every ca
 from __future__ import annotations
 import argparse, platform, resource, statistics, tempfile, time
 import numpy as np
-from qasper_rag.data import load_path, shared_data_dir
+from qasper_rag.data import load_path
+from qasper_rag.env import shared_data_dir
 from qasper_rag.retrieval import Retriever, get_config
 
 

@@ -13,7 +13,7 @@ evaluation page shows when it lies in the run folder.
 """
 import argparse, json, subprocess
 from pathlib import Path
-from qasper_rag.cli import load_corpus
+from qasper_rag.app import load_corpus
 from qasper_rag.evaluate import compare_runs, question_groups
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse, json, time
 from pathlib import Path
 from qasper_rag.chunking import chunk_paper_id
-from qasper_rag.data import shared_data_dir
+from qasper_rag.env import shared_data_dir
 from qasper_rag.evaluate import question_groups
 from qasper_rag.library import wrong_paper_summary
 
@@ -30,7 +30,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     a = ap.parse_args()
     from tqdm.auto import tqdm
-    from qasper_rag.cli import make_answerer
+    from qasper_rag.app import make_answerer
     from qasper_rag.library import Library, LibraryAnswerer, MANIFEST
     from qasper_rag.settings import AnswerSettings
     root, out = Path(a.library), Path(a.out)

@@ -15,7 +15,7 @@ The library goes to a temporary folder unless --library names one (an existing o
 from __future__ import annotations
 import argparse, json, tempfile
 from pathlib import Path
-from qasper_rag.data import shared_data_dir
+from qasper_rag.env import shared_data_dir
 from qasper_rag.library import measure_library, ROUTE_VOTES
 
 def main():

@@ -25,8 +25,9 @@ import argparse, json, platform, statistics, tempfile, time
 from dataclasses import replace
 from pathlib import Path
 from qasper_rag.chunking import norm_ws
-from qasper_rag.cli import load_corpus
-from qasper_rag.data import FLOAT_PREFIX, Paper, QasperCorpus, shared_data_dir
+from qasper_rag.app import load_corpus
+from qasper_rag.data import FLOAT_PREFIX, Paper, QasperCorpus
+from qasper_rag.env import shared_data_dir
 from qasper_rag.metrics import token_f1
 from qasper_rag.pdf import parse_pdf
 from qasper_rag.typeset import latex_settable, typeset_latex, typeset_pdf

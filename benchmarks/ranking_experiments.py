@@ -27,8 +27,8 @@ from __future__ import annotations
 import argparse, collections, re, statistics
 import numpy as np
 from qasper_rag.chunking import ChunkerConfig
-from qasper_rag.cli import load_corpus
-from qasper_rag.data import shared_data_dir
+from qasper_rag.app import load_corpus
+from qasper_rag.env import shared_data_dir
 from qasper_rag.packing import pack, rrf
 from qasper_rag.recall import question_recall
 from qasper_rag.retrieval import Retriever, get_config

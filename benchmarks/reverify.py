@@ -26,7 +26,7 @@ from qasper_rag.answer import UNANSWERABLE, _as_written, _finish_sentences
 from qasper_rag.answering import AnswersJudge
 from qasper_rag.chunking import ChunkedPaper
 from qasper_rag.chunking import ChunkerConfig, QasperChunker
-from qasper_rag.cli import load_corpus
+from qasper_rag.app import load_corpus
 from qasper_rag.evaluate import question_groups
 from qasper_rag.generate import load_generator
 from qasper_rag.judges import GroundedJudge

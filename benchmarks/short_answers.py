@@ -27,7 +27,7 @@ Every variant is scored on the replayed questions only (all of them once the rep
 import argparse, json, statistics
 from pathlib import Path
 from qasper_rag.chunking import ChunkerConfig, QasperChunker
-from qasper_rag.cli import load_corpus
+from qasper_rag.app import load_corpus
 from qasper_rag.evaluate import question_groups
 from qasper_rag.metrics import gold_from_corpus
 from qasper_rag.short import asked_again, f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants

@@ -10,14 +10,16 @@ import dataclasses, hashlib, json, random, re, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
-from .data import QasperCorpus, Paper, load_path, project_root
+from .data import QasperCorpus, Paper, load_path
+from .env import project_root
 from .chunking import Chunk
+from .cross_encoder import CROSS_DIR
+from .dense import MODEL_DIR
 
 # %% auto #0
-__all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'CROSS_DIR', 'MODEL_DIR', 'QUESTION_SETTINGS', 'BI_SETTINGS',
-           'CROSS_SETTINGS', 'BUDGETS', 'question_messages', 'parse_questions', 'AdaptConfig', 'choose_chunks',
-           'round_trip', 'best_window', 'generate_questions', 'training_triples', 'train_bi_encoder', 'cross_pairs',
-           'train_cross_encoder', 'CrossEncoderReranker', 'adapt', 'adapted_dir', 'load_adapted', 'load_cross_encoder',
+__all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'QUESTION_SETTINGS', 'BI_SETTINGS', 'CROSS_SETTINGS', 'BUDGETS',
+           'question_messages', 'parse_questions', 'AdaptConfig', 'choose_chunks', 'round_trip', 'best_window',
+           'generate_questions', 'training_triples', 'train_bi_encoder', 'cross_pairs', 'train_cross_encoder', 'adapt',
            'recall_by_question', 'compare_recall']
 
 # %% ../nbs/11a_adapt.ipynb #d78e245d
@@ -218,8 +220,6 @@ def train_bi_encoder(triples: Sequence[tuple[str, str, str]], # (question, posit
     return out
 
 # %% ../nbs/11a_adapt.ipynb #9351e8b1
-CROSS_DIR = "cross-encoder"  # the trained reranker's folder inside the run folder
-
 def cross_pairs(triples: Sequence[tuple[str, str, str]], # (question, positive, negative)
                ) -> list[tuple[str, str, float]]:
     "(question, passage, label) for a cross-encoder: each triple's positive (1.0) and hard negative (0.0), each pair once."
@@ -252,49 +252,7 @@ def train_cross_encoder(triples: Sequence[tuple[str, str, str]], # (question, po
     model.save_pretrained(str(out))
     return out
 
-class CrossEncoderReranker:
-    """Scores passages for a question with a cross-encoder (a folder, e.g. `qasper-rag adapt`'s, or a Hugging Face id such as
-    `cross-encoder/ms-marco-MiniLM-L6-v2` where the Hub is reachable): a passage longer than the model reads scores as its best
-    window (MaxP), the windows cut at token offsets of the passage's own text."""
-    def __init__(self, model: str | Path, # a cross-encoder folder or Hub id
-                 name: str | None = None, # how rankings and caches name it (default: the model)
-                 max_length: int | None = None, # tokens read per (question, window) pair (None: the model's own setting)
-                 batch_size: int = 32, # pairs per forward pass
-                 device: str = "cpu"):
-        from sentence_transformers.cross_encoder import CrossEncoder
-        from transformers import AutoConfig
-        local = Path(str(model)).is_dir()
-        try: arch = AutoConfig.from_pretrained(str(model), local_files_only=local).architectures or []
-        except OSError as e: raise RuntimeError(f"cannot load cross-encoder {str(model)!r} ({e}); offline, train one with `qasper-rag adapt`") from None
-        if not any(a.endswith("ForSequenceClassification") for a in arch):  # a bi-encoder's folder: its scoring head would be random
-            raise RuntimeError(f"{str(model)!r} is not a cross-encoder (its weights are {', '.join(arch) or 'a bare encoder'}, with no scoring head); "
-                               "pass a cross-encoder folder or Hub id, or train one with `qasper-rag adapt`")
-        self.model = CrossEncoder(str(model), device=device, max_length=max_length, local_files_only=local)
-        self.name, self.batch_size = name or f"cross-encoder:{model}", batch_size
-
-    def windows(self, question: str, # the question (its length leaves the room a window has)
-                text: str, # the passage
-               ) -> list[str]:
-        "The passage cut into consecutive windows that fit beside the question (one window when it fits whole)."
-        tok = self.model.tokenizer
-        room = max(16, (self.model.max_length or 512) - len(tok(question, add_special_tokens=False)["input_ids"]) - 3)  # [CLS] q [SEP] w [SEP]
-        offs = tok(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)["offset_mapping"]
-        if len(offs) <= room: return [text]
-        return [text[offs[i][0]:offs[min(i + room, len(offs)) - 1][1]] for i in range(0, len(offs), room)]
-
-    def score(self, question: str, # the question
-              texts: Sequence[str], # the passages, one score each
-             ) -> list[float]:
-        "Each passage's best window's score (the model's activation of its logit: a sigmoid for one label, so the order is the logits')."
-        wins = [(k, w) for k, t in enumerate(texts) for w in self.windows(question, t)]
-        if not wins: return []
-        logits = self.model.predict([(question, w) for _, w in wins], batch_size=self.batch_size, show_progress_bar=False)
-        best = [float("-inf")] * len(texts)
-        for (k, _), v in zip(wins, logits): best[k] = max(best[k], float(v))
-        return best
-
 # %% ../nbs/11a_adapt.ipynb #9693db57
-MODEL_DIR = "bi-encoder"  # the trained model's folder inside the run folder
 # the settings the questions file depends on: a resumed run must keep them (a larger `max_chunks` extends the seeded
 # sample, whose first chunks are the smaller sample's; the training settings may change between runs)
 QUESTION_SETTINGS = ("generator", "questions_per_chunk", "retrieval", "keep_top", "negatives", "seed")
@@ -364,35 +322,6 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
         man["cross_model"] = str(out/CROSS_DIR)
         mpath.write_text(json.dumps(man, indent=1) + "\n")
     return man
-
-# %% ../nbs/11a_adapt.ipynb #68855012
-def adapted_dir() -> Path:
-    "The adaptation run folder the `adapted` embedder reads: $QASPER_ADAPTED, else data/adapted."
-    from qasper_rag.settings import env
-    return Path(env("QASPER_ADAPTED") or project_root()/"data"/"adapted").expanduser()
-
-def load_adapted(run: str | Path | None = None, **kw):
-    "The adapted bi-encoder of a run folder (default `adapted_dir()`), named by its weights' hash."
-    from qasper_rag.dense import SentenceTransformerEmbedder
-    run = Path(run or adapted_dir())
-    m = run/"manifest.json"
-    if not (run/MODEL_DIR/"model.safetensors").is_file() or not m.is_file():
-        raise RuntimeError(f"no adapted model in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
-    sha = json.loads(m.read_text())["steps"]["training"]["weights_sha256"]
-    return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{sha[:12]}", **kw})
-
-def load_cross_encoder(spec: str = "adapted", # "adapted" (the cross-encoder of `adapted_dir()`), a run folder's cross-encoder, a model folder or a Hub id
-                       **kw, # passed to `CrossEncoderReranker`
-                      ) -> CrossEncoderReranker:
-    "A cross-encoder reranker by spec; the adapted one is named by its weights' hash."
-    if spec == "adapted":
-        run = adapted_dir()
-        m = run/"manifest.json"
-        step = json.loads(m.read_text())["steps"].get("cross_training") if m.is_file() else None
-        if step is None or not (run/CROSS_DIR/"model.safetensors").is_file():
-            raise RuntimeError(f"no adapted cross-encoder in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
-        return CrossEncoderReranker(run/CROSS_DIR, **{"name": f"adapted-cross:{step['weights_sha256'][:12]}", **kw})
-    return CrossEncoderReranker(spec, **kw)
 
 # %% ../nbs/11a_adapt.ipynb #3391eb0b
 BUDGETS = (500, 1000, 2000, 4000, 6000)

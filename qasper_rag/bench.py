@@ -14,7 +14,8 @@ from typing import Callable, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 from .chunking import QasperChunker
-from .data import Paper, QasperCorpus, load_path, shared_data_dir
+from .data import Paper, QasperCorpus, load_path
+from .env import shared_data_dir
 from .evaluate import _peak_rss_mb  # the peak as an evaluation run records it (MB on Linux and macOS)
 
 # %% auto #0
@@ -236,7 +237,7 @@ def bench_answers(corpus: QasperCorpus, # the papers; the first question of each
                   progress: bool = False, # a progress bar
                  ) -> dict:
     "Whole answers of the default pipeline beside the model compute their tokens cost at the rates measured in the same process."
-    from qasper_rag.cli import make_answerer
+    from qasper_rag.app import make_answerer
     from qasper_rag.settings import AnswerSettings
     ans = make_answerer(AnswerSettings(generator=generator, threads=threads))
     qs = [(p, p.questions[0]) for p in corpus if p.questions][:n]

@@ -6,17 +6,17 @@ Docs: https://qasper-rag.github.io/qasper_rag/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #c91b9f29
 from __future__ import annotations
-import argparse, dataclasses, json, os, statistics, sys
+import argparse, dataclasses, json, os, sys
 from pathlib import Path
+from .app import chunk_stats, load_corpus, make_answerer, pdf_corpus, run_eval, tex_corpus
 from .data import QasperCorpus, QasperDataError, load_qasper
-from .chunking import ChunkedPaper, ChunkerConfig, QasperChunker, chunk_paper_id, evidence_report
-from .tables import TableReport, attach_bodies, read_table_dir
-from .settings import AnswerSettings, RunSettings, env, environment, get_run_settings, RUN_PRESETS
+from .chunking import ChunkerConfig, QasperChunker, chunk_paper_id
+from .settings import AnswerSettings, RunSettings, get_run_settings, RUN_PRESETS
+from .env import env
 
 # %% auto #0
-__all__ = ['COMMANDS', 'positive_int', 'share', 'find_tables_dir', 'load_corpus', 'chunk_stats', 'print_stats', 'print_chunks',
-           'pdf_corpus', 'tex_corpus', 'own_corpus', 'cmd_chunks', 'print_recall', 'cmd_recall', 'print_answer',
-           'make_answerer', 'cmd_ask', 'answer_settings', 'print_metrics', 'run_eval', 'run_settings', 'cmd_eval',
+__all__ = ['COMMANDS', 'positive_int', 'share', 'print_stats', 'print_chunks', 'own_corpus', 'cmd_chunks', 'print_recall',
+           'cmd_recall', 'print_answer', 'cmd_ask', 'answer_settings', 'print_metrics', 'run_settings', 'cmd_eval',
            'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench',
            'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt', 'build_parser', 'main']
 
@@ -34,64 +34,6 @@ def share(text: str) -> float:
     except ValueError: raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 <= x < 1: raise argparse.ArgumentTypeError(f"{x} is not allowed here: give a share from 0 up to 1 (0.1 for 10%)")
     return x
-
-# %% ../nbs/90_cli.ipynb #e18f3b1e
-def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
-                    tables: str | None = None, # an explicit table folder (--tables); None: look for one
-                   ) -> Path | None:
-    "The table-body folder: explicit, `$QASPER_TABLES`, or a `tables/` folder beside the data."
-    if tables: return Path(tables)
-    if env("QASPER_TABLES"): return Path(env("QASPER_TABLES"))
-    if data:
-        p = Path(data).expanduser().resolve()
-        for d in (p.parent if p.is_file() else p, (p.parent if p.is_file() else p).parent):
-            if (d/"tables").is_dir(): return d/"tables"
-    return None
-
-def load_corpus(data: str | None, # QASPER file or folder (None: `load_qasper`'s search)
-                split: str | None = None, # the split to keep (None: all)
-                tables: str | None = None, # table-body folder (None: `find_tables_dir`)
-                use_tables: bool = True, # attach table bodies from files (False: none are read)
-                arxiv: bool = False, # also take table bodies from the papers' arXiv LaTeX sources (network)
-               ):
-    "Load papers and attach the table bodies found (and arXiv's, if asked); returns (corpus, table report or None)."
-    corpus = load_qasper(data, split)
-    tdir = find_tables_dir(data, tables) if use_tables else None
-    if tdir is not None and not tdir.is_dir(): raise QasperDataError(f"{tdir}: no such table folder (--tables)")
-    bodies = read_table_dir(tdir) if tdir else []
-    if arxiv:
-        from qasper_rag.latex import arxiv_table_bodies
-        bodies += arxiv_table_bodies(corpus)
-    if not bodies and tdir is None: return corpus, None
-    papers, report = attach_bodies(list(corpus), bodies)
-    return QasperCorpus(papers, corpus.source), report
-
-# %% ../nbs/90_cli.ipynb #548faf14
-def chunk_stats(corpus: QasperCorpus, # the papers
-                chunker: QasperChunker, # the chunker applied (its settings and tokenizer are reported)
-                table_report: TableReport | None = None, # what attaching table files did (`load_corpus`); None: none were read
-               ) -> dict:
-    "Statistics of chunking a corpus and mapping its gold evidence."
-    chunked = [ChunkedPaper(p, chunker(p)) for p in corpus]
-    flat = [c for cp in chunked for c in cp.chunks]
-    rep = evidence_report(chunked)
-    kinds = {k: sum(c.kind == k for c in flat) for k in ("abstract", "text", "table", "figure")}
-    ov = [a.token_span[1] - b.token_span[0] for cp in chunked for a, b in zip(cp.chunks, cp.chunks[1:])
-          if a.spans and b.spans and a.spans[0].section == b.spans[0].section and b.token_span[0] < a.token_span[1]]
-    tables = [f for p in corpus for f in p.tables]
-    return {"papers": len(corpus), "chunks": len(flat), "questions": len(corpus.questions()),
-            "chunks_by_kind": kinds, "max_chunk_tokens": max((c.n_tokens for c in flat), default=0),
-            "mean_chunk_tokens": round(statistics.mean(c.n_tokens for c in flat), 1) if flat else 0,
-            "overlap_tokens": {"n": len(ov), "min": min(ov, default=0), "mean": round(statistics.mean(ov), 1) if ov else 0},
-            "text_evidence": rep.text_evidence, "text_evidence_mapped": rep.text_evidence_mapped,
-            "float_evidence": rep.float_evidence, "float_evidence_mapped": rep.float_evidence_mapped,
-            "text_evidence_partial_only": rep.partial_only, "evidence_exceptions": rep.exceptions,
-            "table_captions": len(tables), "tables_with_body": sum(f.body is not None for f in tables),
-            "table_body_sources": dict(sorted({s: sum(f.body_source == s for f in tables) for s in {f.body_source for f in tables if f.body}}.items())),
-            "truncated_table_bodies": sum(c.body_truncated for c in flat),
-            "table_bodies_read": table_report.candidates if table_report else None,  # bodies in the table files for these papers
-            "table_bodies_unused": table_report.unused if table_report else None,  # of them, matched to no table caption
-            "chunker": chunker.config.__dict__, "tokenizer": chunker.tok.name}
 
 # %% ../nbs/90_cli.ipynb #0450e42e
 def _pct(a: int, b: int) -> str: return f"{a}/{b} ({a/b:.1%})" if b else f"{a}/0"
@@ -145,18 +87,6 @@ def _paper_args(p: argparse.ArgumentParser, required: bool = False):
     g.add_argument("--pdf", help="a paper's PDF instead of a QASPER paper (read by qasper_rag.pdf.load_pdf; --data and the table options are unused)")
     g.add_argument("--tex", help="a paper's LaTeX source instead of a QASPER paper: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file "
                    "(read by qasper_rag.tex.load_tex; --data and the table options are unused)")
-
-def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text layer)
-              ) -> QasperCorpus:
-    "A one-paper corpus read from a PDF (`qasper_rag.pdf.load_pdf`: the paper's id is the file name without `.pdf`)."
-    from qasper_rag.pdf import load_pdf
-    return QasperCorpus([load_pdf(path)], str(path))
-
-def tex_corpus(path: str | Path, # a paper's LaTeX source: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file
-              ) -> QasperCorpus:
-    "A one-paper corpus read from a LaTeX source (`qasper_rag.tex.load_tex`: the paper's id is the file or folder name without extensions)."
-    from qasper_rag.tex import load_tex
-    return QasperCorpus([load_tex(path)], str(path))
 
 def own_corpus(a: argparse.Namespace) -> QasperCorpus | None:
     "The one-paper corpus of `--pdf` or `--tex`, or None when neither is given (a QASPER paper)."
@@ -245,29 +175,6 @@ def print_answer(r, # an `AnswerRecord`
       f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
 
 # %% ../nbs/90_cli.ipynb #e9a54971
-def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retrieval, threads, verify judge, max tokens (resolved here)
-                  corpus=None, # the papers searched in open-domain mode (scope corpus); None: none
-                  judge=None, # an already loaded judge to verify with (e.g. the evaluation's, sharing its cache)
-                  cache_dir=None, # the retriever's cache of vectors and indexes (None: data/cache; a library: its own)
-                 ):
-    "Load the generator, a retriever whose budget is counted with the generator's tokenizer, and the verifier."
-    from qasper_rag.answer import Answerer
-    from qasper_rag.generate import load_generator
-    from qasper_rag.retrieval import Retriever
-    s = settings.resolved()
-    try: cfg = s.retrieval_config()
-    except ValueError as e: raise QasperDataError(str(e)) from None
-    kw = {"n_threads": s.threads} if s.threads and not s.generator.startswith("openai:") else {}
-    gen = load_generator(s.generator, install=s.install, **kw)
-    shared = gen if cfg.llm_rerank == s.generator else None  # one model in memory when it also reranks
-    from qasper_rag.judges import load_judge
-    from qasper_rag.verify import Verifier
-    j = judge if judge is not None else load_judge(s.verify, gen)
-    from qasper_rag.answering import AnswersJudge, GATE_THRESHOLD  # a shown sentence must also answer (its form), quotes ranked by the generator
-    answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, GATE_THRESHOLD, cache=getattr(j, "cache", None))
-    return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
-                    verifier=None if j is None else Verifier(j, gen, answers=answers))
-
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
     question = " ".join(a.question).strip()
@@ -336,29 +243,6 @@ def print_metrics(m: dict, # a run's metrics.json, loaded
     if s.get("n"): w(f"  seconds per question       median {s['median']}, p95 {s['p95']} (n={s['n']})")
 
 # %% ../nbs/90_cli.ipynb #1e0fe085
-def run_eval(out: str | Path, # the run folder (a run with the same settings there is resumed)
-             settings: RunSettings = RunSettings(), # what is answered, how, and the judge (resolved against the environment here)
-             restart: bool = False, # start over in `out` (the old records are kept beside)
-             progress: bool = True, # show a progress bar
-            ) -> dict:
-    "Load the data, the answerer and the judge once, then `evaluate` into `out`; the resolved settings and the environment go into run.json."
-    from qasper_rag.evaluate import code_version, evaluate
-    from qasper_rag.judges import load_judge, judge_name
-    from qasper_rag import __version__
-    s = settings.resolved()
-    corpus, _ = load_corpus(s.data, s.split, s.tables, s.use_tables, s.arxiv)
-    ans = make_answerer(dataclasses.replace(s.answer, verify="none"), corpus)
-    j = load_judge(s.judge, ans.gen, cache=Path(out)/"judge_cache.jsonl")
-    if s.answer.verify != "none":  # the same judge object when the specs agree: one cache, one count of calls
-        from qasper_rag.verify import Verifier
-        ans.verifier = Verifier(j if s.answer.verify == s.judge else load_judge(s.answer.verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
-    recorded = {"config": s.answer.retrieval, "retrieval": ans.retriever.config.to_dict(), "generator": s.answer.generator, "model": ans.gen.name,
-                "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none",
-                "data": str(Path(s.data).resolve()) if s.data else None, "split": s.split, "tables": s.use_tables, "arxiv": s.arxiv,
-                "version": __version__, "code": code_version(), "settings": s.to_dict(), "environment": environment()}
-    return evaluate(corpus, ans, j, out, recorded, limit=s.limit, restart=restart, progress=progress, labels=s.labels,
-                    reference_labels=s.reference_labels, concurrency=s.concurrency)
-
 def run_settings(a: argparse.Namespace) -> RunSettings:
     "The run settings of `eval`'s options: `--settings` (a preset or JSON file) with every option that was given."
     base = get_run_settings(a.settings)
@@ -494,7 +378,7 @@ def _labels_args(p: argparse.ArgumentParser):
 # %% ../nbs/90_cli.ipynb #693cb42c
 def shared_data_dir_default() -> Path:
     "Every shared QASPER question (../shared/data/qasper/original_format or $QASPER_SHARED)."
-    from qasper_rag.data import shared_data_dir
+    from qasper_rag.env import shared_data_dir
     return shared_data_dir()/"original_format"
 
 def cmd_report(a: argparse.Namespace) -> int:
@@ -502,7 +386,7 @@ def cmd_report(a: argparse.Namespace) -> int:
     from qasper_rag.report import full_parameters, make_report
     only = [x.strip() for x in a.only.split(",")] if a.only else None
     root = Path(a.reports) if a.reports else None
-    from qasper_rag.data import project_root
+    from qasper_rag.env import project_root
     from qasper_rag.report import smoke_parameters
     out = (root or project_root()/"reports")/a.name
     if a.smoke: params = smoke_parameters(out)  # each notebook's small default run
@@ -532,7 +416,7 @@ def _report_args(p: argparse.ArgumentParser):
 def cmd_bench(a: argparse.Namespace) -> int:
     "Measure every stage side by side (`bench.run_bench`, resumable) into a folder, then render its page there."
     from qasper_rag.bench import run_bench
-    from qasper_rag.data import project_root
+    from qasper_rag.env import project_root
     from qasper_rag.report import render
     out = Path(a.out or project_root()/"reports"/"bench").resolve()
     sections = [x.strip() for x in a.sections.split(",")] if a.sections else None
@@ -611,7 +495,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
 def cmd_adapt(a: argparse.Namespace) -> int:
     "Generate questions from the papers' chunks, filter them by round trip, mine hard negatives, train the bi-encoder and the cross-encoder."
     from qasper_rag.adapt import AdaptConfig, adapt
-    from qasper_rag.data import shared_data_dir
+    from qasper_rag.env import shared_data_dir
     data = a.data or str(shared_data_dir()/"original_format")
     given = {k: v for k, v in (("generator", a.generator), ("max_chunks", a.max_chunks), ("questions_per_chunk", a.questions_per_chunk),
                                ("epochs", a.epochs), ("cross_epochs", a.cross_epochs), ("batch_size", a.batch_size), ("seed", a.seed),

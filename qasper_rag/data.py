@@ -10,13 +10,13 @@ import difflib, gzip, hashlib, json, os, re, shutil, tarfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal
-from .settings import env
+from .env import env, project_root
 
 # %% auto #0
 __all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float', 'Section', 'Paper',
            'QasperDataError', 'normalize_split', 'paper_from_v03', 'hf_row_to_v03', 'read_json_objects',
-           'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path', 'project_root', 'shared_data_dir',
-           'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset', 'load_qasper']
+           'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path', 'default_cache_dir', 'download',
+           'fetch_official', 'load_hf_dataset', 'load_qasper']
 
 # %% ../nbs/00_data.ipynb #1c126648
 AnswerType = Literal["extractive", "abstractive", "boolean", "none"]
@@ -300,20 +300,6 @@ def load_path(path: str | Path, # a QASPER file, or a folder whose .json/.jsonl(
         raise QasperDataError(f"{path}: no QASPER papers ({where} no paper records); pass --data a file of QASPER v0.3 JSON "
                               "or Hugging Face allenai/qasper rows")
     return QasperCorpus(papers, str(path))
-
-# %% ../nbs/00_data.ipynb #410e97a4
-def project_root() -> Path:
-    "The checkout's root (the folder with pyproject.toml), else the working directory."
-    for d in [Path(__file__).resolve().parent, *Path(__file__).resolve().parents] if "__file__" in globals() else []:
-        if (d/"pyproject.toml").exists(): return d
-    for d in [Path.cwd(), *Path.cwd().parents]:
-        if (d/"pyproject.toml").exists(): return d
-    return Path.cwd()
-
-def shared_data_dir() -> Path:
-    "Where the shared QASPER sample lives: `$QASPER_SHARED`, else `../shared/data/qasper` beside the project."
-    where = env("QASPER_SHARED")
-    return Path(where) if where else project_root().parent/"shared"/"data"/"qasper"
 
 # %% ../nbs/00_data.ipynb #61d68491
 QASPER_URL = "https://qasper-dataset.s3.us-west-2.amazonaws.com"

@@ -12,18 +12,17 @@ from typing import Literal, Sequence
 import numpy as np
 from fastcore.basics import patch
 from .chunking import Chunk
-from .data import project_root
-from .settings import env
+from .env import adapted_dir, env, project_root
 from .tokens import minilm_path
 from .models import MPNET_PARTS, MPNET_PIP, MPNET_SHA256, ModelPartsError, default_model_dir
 from .models import mpnet_part_files, mpnet_path, reassemble_parts
 
 # %% auto #0
-__all__ = ['LongText', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'IndexKind', 'ANN_DEFAULTS', 'INDEX_VERSION', 'l2_normalize',
-           'Embedder', 'pick_device', 'SentenceTransformerEmbedder', 'specter2_document', 'Specter2Embedder',
-           'load_embedder', 'ann_params', 'faiss_index', 'DenseIndex', 'text_sha1', 'VectorCache', 'default_index_dir',
-           'index_name', 'build_index', 'ModelPartsError', 'reassemble_parts', 'default_model_dir', 'mpnet_part_files',
-           'mpnet_path', 'MPNET_PARTS', 'MPNET_SHA256', 'MPNET_PIP']
+__all__ = ['LongText', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'MODEL_DIR', 'IndexKind', 'ANN_DEFAULTS', 'INDEX_VERSION',
+           'l2_normalize', 'Embedder', 'pick_device', 'SentenceTransformerEmbedder', 'specter2_document',
+           'Specter2Embedder', 'load_embedder', 'load_adapted', 'ann_params', 'faiss_index', 'DenseIndex', 'text_sha1',
+           'VectorCache', 'default_index_dir', 'index_name', 'build_index', 'ModelPartsError', 'reassemble_parts',
+           'default_model_dir', 'mpnet_part_files', 'mpnet_path', 'MPNET_PARTS', 'MPNET_SHA256', 'MPNET_PIP']
 
 # %% ../nbs/06_dense.ipynb #7be919c5
 LongText = Literal["truncate", "mean"]
@@ -183,10 +182,22 @@ def load_embedder(spec: str | Path = "minilm", **kw) -> Embedder:
     if spec == "minilm": return SentenceTransformerEmbedder(minilm_path(), **{"name": "minilm:all-MiniLM-L6-v2", **kw})
     if spec == "mpnet": return SentenceTransformerEmbedder(mpnet_path(kw.pop("cache_dir", None)), **{"name": "mpnet:all-mpnet-base-v2", **kw})
     if spec == "specter2": return Specter2Embedder(**kw)
-    if spec == "adapted":
-        from qasper_rag.adapt import load_adapted
-        return load_adapted(**kw)
+    if spec == "adapted": return load_adapted(**kw)
     return SentenceTransformerEmbedder(spec, **kw)
+
+# %% ../nbs/06_dense.ipynb #375841af
+MODEL_DIR = "bi-encoder"  # the trained model's folder inside an adaptation run folder (`adapt` writes it)
+
+def load_adapted(run: str | Path | None = None, # an adaptation run folder (None: `env.adapted_dir()`)
+                 **kw, # passed to `SentenceTransformerEmbedder`
+                ) -> SentenceTransformerEmbedder:
+    "The adapted bi-encoder of a run folder (default `adapted_dir()`), named by its weights' hash."
+    run = Path(run or adapted_dir())
+    m = run/"manifest.json"
+    if not (run/MODEL_DIR/"model.safetensors").is_file() or not m.is_file():
+        raise RuntimeError(f"no adapted model in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
+    sha = json.loads(m.read_text())["steps"]["training"]["weights_sha256"]
+    return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{sha[:12]}", **kw})
 
 # %% ../nbs/06_dense.ipynb #30e42028
 IndexKind = Literal["flat", "hnsw", "ivfpq"]

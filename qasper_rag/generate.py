@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlsplit
-from .settings import env
+from .env import env
 import numpy as np
 import requests
 from fastcore.basics import patch

@@ -18,7 +18,8 @@ from typing import Callable, Iterable
 import requests
 from fastcore.basics import patch
 from tqdm.auto import tqdm
-from .data import Paper, project_root
+from .data import Paper
+from .env import project_root
 from .tables import TableBody, caption_similarity, roman_to_int
 
 # %% ../nbs/03_latex.ipynb #86685f72

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Sequence
-from .data import project_root
-from .settings import env
+from .env import env, project_root
 
 # %% auto #0
 __all__ = ['QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'MPNET_PARTS',

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, time
 from pathlib import Path
 from typing import Mapping, Sequence
-from .data import project_root
+from .env import project_root
 
 # %% auto #0
 __all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters', 'smoke_parameters',

@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from typing import Callable, Iterable, Literal, get_args
 import numpy as np
 from fastcore.basics import patch
-from .data import Paper, QasperCorpus, project_root
+from .data import Paper, QasperCorpus
+from .env import project_root
 from .chunking import ChunkerConfig, ChunkedPaper, QasperChunker
 from .packing import Context, pack, rrf
 from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance
@@ -42,7 +43,7 @@ class RetrievalConfig:
     llm_rerank: str | None = None  # generator spec (qasper_rag.generate.load_generator) that scores the top candidates Yes/No, or None
     llm_depth: int = 16  # how many of the top candidates the LLM scores
     llm_fusion: Literal["rrf", "llm"] = "rrf"  # RRF (k=rrf_k) of the incoming and the LLM's order, or the LLM's order alone
-    cross_rerank: str | None = None  # cross-encoder spec (qasper_rag.adapt.load_cross_encoder: "adapted", a folder or Hub id) that rescores the top candidates, or None
+    cross_rerank: str | None = None  # cross-encoder spec (qasper_rag.cross_encoder.load_cross_encoder: "adapted", a folder or Hub id) that rescores the top candidates, or None
     cross_depth: int = 16  # how many of the top candidates the cross-encoder scores
     cross_fusion: Literal["rrf", "cross"] = "rrf"  # RRF (k=rrf_k) of the incoming and the cross-encoder's order, or its order alone
     max_passages: int = 20
@@ -245,7 +246,7 @@ def crag_scorer(self: Retriever):
 def cross(self: Retriever):
     "The cross-encoder of the reranking stage (loaded once)."
     if self._cross is None and self.config.cross_rerank:
-        from qasper_rag.adapt import load_cross_encoder
+        from qasper_rag.cross_encoder import load_cross_encoder
         self._cross = load_cross_encoder(self.config.cross_rerank)
     return self._cross
 

@@ -1,4 +1,4 @@
-"""Every environment variable the package reads, in one table; the settings of an answer and of an evaluation run as typed objects with named presets, loaded strictly and recorded in every run.
+"""The settings of an answer and of an evaluation run as typed objects with named presets, loaded strictly and recorded in every run.
 
 Docs: https://qasper-rag.github.io/qasper_rag/settings.html.md"""
 
@@ -10,38 +10,10 @@ import dataclasses, json, os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+from .env import env
 
 # %% auto #0
-__all__ = ['ENV', 'SECRET', 'RUN_PRESETS', 'env', 'environment', 'AnswerSettings', 'RunSettings', 'get_run_settings']
-
-# %% ../nbs/00a_settings.ipynb #e375b972
-ENV: dict[str, str] = {  # name -> what it sets
-    "QASPER_DATA": "QASPER file or folder read when --data is not given (else the official files are downloaded)",
-    "QASPER_SHARED": "the shared sample (default: ../shared/data/qasper beside the project)",
-    "QASPER_CACHE": "download cache of the official QASPER files (default: data/qasper in the project)",
-    "QASPER_TABLES": "folder of table-body files (default: a tables/ folder beside the data)",
-    "QASPER_INDEX": "dense indexes and the vector cache (default: data/indexes in the project)",
-    "QASPER_MODELS": "reassembled embedded model files (default: data/models in the project)",
-    "QASPER_GENERATOR": "generator when --generator is not given (default: qwen-1.5b)",
-    "QASPER_LLM_THREADS": "llama.cpp threads (default: half the CPUs this process may use)",
-    "QASPER_LLM_BASE_URL": "the OpenAI-compatible server of an `openai` generator, e.g. http://127.0.0.1:8000/v1",
-    "QASPER_LLM_MODEL": "the model id served there (default: the server's first model)",
-    "QASPER_LLM_API_KEY": "bearer token for that server (masked wherever it is recorded)",
-    "QASPER_REFERENCE_LABELS": "label file of citation support that `eval` checks its judge against",
-    "QASPER_ADAPTED": "the `qasper-rag adapt` run folder whose bi-encoder the `offline-adapted` preset uses (default: data/adapted)",
-}
-SECRET = frozenset({"QASPER_LLM_API_KEY"})
-
-def env(name: str, # one of `ENV`
-        default: str | None = None, # returned when the variable is unset or empty
-       ) -> str | None:
-    "The value of the package's environment variable `name`."
-    if name not in ENV: raise KeyError(f"{name} is not one of the package's environment variables: declare it in settings.ENV with what it sets")
-    return os.environ.get(name) or default
-
-def environment() -> dict[str, str]:
-    "The package's environment variables that are set (secrets masked): what a run records of its environment."
-    return {k: ("***" if k in SECRET else v) for k in ENV if (v := os.environ.get(k))}
+__all__ = ['RUN_PRESETS', 'AnswerSettings', 'RunSettings', 'get_run_settings']
 
 # %% ../nbs/00a_settings.ipynb #aaa6e864
 def _strict(cls, d: Mapping[str, Any], what: str) -> None:

@@ -1,6 +1,7 @@
 """Shared fixtures: the real QASPER sample beside the checkout (../shared/data/qasper)."""
 import pytest
-from qasper_rag.data import load_path, shared_data_dir
+from qasper_rag.data import load_path
+from qasper_rag.env import shared_data_dir
 
 
 @pytest.fixture(scope="session")

@@ -116,16 +116,17 @@ def test_every_command_uses_the_generators_thread_rule(smollm2, monkeypatch):
 # --- parameters that were accepted and ignored ---------------------------------------------------------
 
 def test_chunk_stats_reports_the_table_bodies_it_was_given(train10, shared_dir):
+    from qasper_rag.app import chunk_stats, load_corpus
     from qasper_rag.chunking import ChunkerConfig, QasperChunker
-    from qasper_rag.cli import chunk_stats, load_corpus, print_stats
-    import io
-    corpus, trep = load_corpus(str(shared_dir / "original_format" / "qasper-test-sample47-1q.json"))
+    from test_cli import run
+    data = str(shared_dir / "original_format" / "qasper-test-sample47-1q.json")
+    corpus, trep = load_corpus(data)
     assert trep is not None and trep.candidates > 0
     chunker = QasperChunker(ChunkerConfig())
     s = chunk_stats(corpus, chunker, trep)
     assert (s["table_bodies_read"], s["table_bodies_unused"]) == (trep.candidates, trep.unused)
-    out = io.StringIO(); print_stats(s, out)
-    assert f"{trep.candidates} table bodies read for these papers, {trep.unused} matched no caption" in out.getvalue()
+    r = run("chunks", "--data", data)  # the same statistics as the command prints them
+    assert r.returncode == 0 and f"{trep.candidates} table bodies read for these papers, {trep.unused} matched no caption" in r.stdout, r.stderr
     bare = chunk_stats(train10, chunker)  # no table folder read: nothing to report
     assert (bare["table_bodies_read"], bare["table_bodies_unused"]) == (None, None)
 

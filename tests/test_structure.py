@@ -1,6 +1,6 @@
 """nbdev idioms of the exported package (issue 14): methods are added with fastcore's `@patch`, never assigned to a class
 by hand, so each keeps its qualified name (`Retriever.retrieve`, not `_retrieve`) and has its entry in nbdev's index."""
-import ast, importlib, inspect
+import ast, importlib, inspect, json
 from pathlib import Path
 import pytest
 import qasper_rag
@@ -101,15 +101,150 @@ def test_environ_reads_finds_every_form():
     assert environ_reads(src) == ["QASPER_A", "QASPER_B", "QASPER_C"]
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if m != "settings"])
-def test_package_environment_is_read_only_through_settings(module):
-    "Every QASPER_* variable is read through `settings.env`, so `settings.ENV` is the whole list a user can set."
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "env"])
+def test_package_environment_is_read_only_through_env(module):
+    "Every QASPER_* variable is read through `env.env`, so `env.ENV` is the whole list a user can set."
     assert environ_reads((PKG/f"{module}.py").read_text()) == []
 
 
 def test_every_env_name_used_is_declared():
-    from qasper_rag.settings import ENV
+    from qasper_rag.env import ENV
     import re
     used = {m for p in PKG.glob("*.py") for m in re.findall(r'env\(\s*"(QASPER_[A-Z_]+)"', p.read_text())}
     used |= {"QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"}  # read through generate.ENV_* names
     assert used <= set(ENV) and used == set(ENV), (used ^ set(ENV))
+
+
+# --- imports point one way (issue 40) ------------------------------------------------------------------
+
+def package_imports(src: str, pkg: str = "qasper_rag") -> dict[str, int]:
+    "The package modules a module's source imports (`from .x import`, `from pkg.x import`, `import pkg.x`, `from . import x`), at module level or inside functions, each with its first line."
+    out = {}
+    for n in ast.walk(ast.parse(src)):
+        mods = []
+        if isinstance(n, ast.ImportFrom):
+            if n.level == 1 or n.module == pkg: mods = [n.module] if n.level and n.module else [a.name for a in n.names]
+            elif n.level == 0 and (n.module or "").startswith(pkg + "."): mods = [n.module]
+        elif isinstance(n, ast.Import): mods = [a.name for a in n.names if a.name.startswith(pkg + ".")]
+        for m in mods: out.setdefault(m.removeprefix(pkg + ".").split(".")[0], n.lineno)
+    return out
+
+
+def test_package_imports_finds_every_form():
+    src = ("from .data import Paper\nfrom . import __version__, dense\nimport os\nfrom os import path\n"
+           "def f():\n    from qasper_rag.cli import main\n    import qasper_rag.bench\n    from qasper_rag import adapt\n")
+    assert package_imports(src) == {"data": 1, "__version__": 2, "dense": 2, "cli": 6, "bench": 7, "adapt": 8}
+
+
+def import_graph() -> dict[str, dict[str, int]]:
+    "module -> {imported package module: line}, over the exported modules (a module naming itself is no edge)."
+    return {m: {t: l for t, l in package_imports((PKG/f"{m}.py").read_text()).items() if t in MODULES and t != m} for m in MODULES}
+
+
+def _shortest_cycle(g: dict[str, dict], s: str, grp: set[str]) -> list[str]:
+    "The shortest cycle from `s` back to `s` inside `grp` (breadth-first: the first edge back is on a shortest one)."
+    prev, frontier = {s: None}, [s]
+    while frontier:
+        nxt = []
+        for v in frontier:
+            for w in sorted(g[v]):
+                if w == s:
+                    path = [v]
+                    while path[0] != s: path.insert(0, prev[path[0]])
+                    return path
+                if w in grp and w not in prev: prev[w] = v; nxt.append(w)
+        frontier = nxt
+    return []
+
+
+def import_cycles(g: dict[str, dict]) -> list[tuple[list[str], list[list[str]]]]:
+    "Each strongly connected group of more than one module (Tarjan), with the shortest cycle through each of its modules (each cycle once)."
+    index, low, stack, on, groups = {}, {}, [], set(), []
+    def visit(v):
+        index[v] = low[v] = len(index); stack.append(v); on.add(v)
+        for w in sorted(g[v]):
+            if w not in index: visit(w); low[v] = min(low[v], low[w])
+            elif w in on: low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            grp = []
+            while True:
+                w = stack.pop(); on.discard(w); grp.append(w)
+                if w == v: break
+            if len(grp) > 1: groups.append(sorted(grp))
+    for v in sorted(g):
+        if v not in index: visit(v)
+    out = []
+    for grp in sorted(groups):
+        cycles = []
+        for s in grp:
+            c = _shortest_cycle(g, s, set(grp))
+            i = c.index(min(c)); c = c[i:] + c[:i]  # from its first module by name: one cycle, one form
+            if c not in cycles: cycles.append(c)
+        out.append((grp, sorted(cycles, key=lambda c: (len(c), c))))
+    return out
+
+
+def test_import_cycles_found():
+    g = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1, "d": 1}, "d": {}, "e": {"d": 1}}
+    assert import_cycles(g) == [(["a", "b", "c"], [["a", "b", "c"]])]
+    g["b"]["a"] = 2
+    assert import_cycles(g) == [(["a", "b", "c"], [["a", "b"], ["a", "b", "c"]])]
+    assert import_cycles({"a": {"b": 1}, "b": {}}) == []
+
+
+def test_no_import_cycle():
+    "Imports point one way, from the command line down to the leaves: no module imports, through others, one that imports it."
+    g = import_graph()
+    found = import_cycles(g)
+    msg = "\n".join(f"{len(grp)} modules in a circle ({', '.join(grp)}):\n" + "\n".join(
+        "  " + " -> ".join(f"{a} (line {g[a][b]})" for a, b in zip(c, c[1:] + c[:1])) + f" -> {c[0]}" for c in cycles)
+                    for grp, cycles in found)
+    print(msg)
+    assert not found, "import cycles:\n" + msg
+
+
+def test_env_is_a_leaf():
+    "`env` imports nothing from the package, so every module may import it."
+    assert import_graph()["env"] == {}
+
+
+ROOT = PKG.parent
+CLI_ENTRY = {"main", "build_parser"}  # what a test of the command line may import from it
+
+
+def cli_imports(src: str) -> list[tuple[int, str]]:
+    "(line, name) of each name taken from `qasper_rag.cli`; the module itself (`import qasper_rag.cli`, `from qasper_rag import cli`) counts as `cli`."
+    out = []
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, ast.ImportFrom):
+            if n.module == "qasper_rag.cli" or (n.level and n.module == "cli"): out += [(n.lineno, a.name) for a in n.names]
+            elif n.module == "qasper_rag" or (n.level and n.module is None): out += [(n.lineno, "cli") for a in n.names if a.name == "cli"]
+        elif isinstance(n, ast.Import): out += [(n.lineno, "cli") for a in n.names if a.name == "qasper_rag.cli"]
+    return out
+
+
+def test_cli_imports_finds_every_form():
+    src = ("from qasper_rag.cli import main, load_corpus\nfrom .cli import build_parser\nimport qasper_rag.cli\n"
+           "def f():\n    from qasper_rag import cli, data\n    s = 'from qasper_rag.cli import run_eval'\n")
+    assert cli_imports(src) == [(1, "main"), (1, "load_corpus"), (2, "build_parser"), (3, "cli"), (5, "cli")]
+
+
+def _sources():
+    "(path, source) of every module, notebook code cell (magics dropped), benchmark, script and test but the command line's own."
+    own = {"qasper_rag/cli.py", "nbs/90_cli.ipynb", "tests/test_cli.py"}
+    for pat in ("qasper_rag/*.py", "nbs/*.ipynb", "benchmarks/*.py", "scripts/*.py", "tests/*.py"):
+        for p in sorted(ROOT.glob(pat)):
+            rel = p.relative_to(ROOT).as_posix()
+            if rel in own: continue
+            if p.suffix != ".ipynb": yield rel, p.read_text(); continue
+            for i, c in enumerate(json.loads(p.read_text())["cells"]):
+                if c["cell_type"] == "code":
+                    src = "".join(c["source"])
+                    yield f"{rel} cell {i}", "\n".join("" if l.lstrip().startswith(("%", "!")) else l for l in src.splitlines())
+
+
+@pytest.mark.skipif(not (ROOT/"nbs").is_dir(), reason="needs the checkout (notebooks, benchmarks), not an installed package")
+def test_only_the_command_line_is_imported_from_cli():
+    "The package's API lives in `app` and the stage modules: nothing imports `cli` but for `main`/`build_parser`, to test the command line."
+    bad = [f"{where}:{line} imports {name}" for where, src in _sources() for line, name in cli_imports(src) if name not in CLI_ENTRY]
+    assert bad == [], "\n".join(bad)

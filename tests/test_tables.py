@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from qasper_rag.data import Float, Paper, QasperDataError, Section, load_path, shared_data_dir
+from qasper_rag.data import Float, Paper, QasperDataError, Section, load_path
+from qasper_rag.env import shared_data_dir
 from qasper_rag.tables import (TableBody, attach_bodies, caption_similarity, normalize_caption, parse_markdown_tables,
                                read_ibm_tdms, read_scigen, read_scitab, read_table_dir, read_uda, rows_to_markdown,
                                table_number)
