@@ -171,9 +171,21 @@ def paper_from_v03(paper_id: str, # the paper's id: its entry's key
                      for s in d.get("full_text") or [])
         floats = tuple(Float.from_raw(f.get("caption", ""), f.get("file", "")) for f in d.get("figures_and_tables") or [])
         qs = tuple(_question(paper_id, q) for q in d.get("qas") or [])
-        return Paper(paper_id, d["title"], d.get("abstract") or "", secs, floats, qs, split, source)
-    except (KeyError, TypeError) as e:
+        paper = Paper(paper_id, d["title"], d.get("abstract") or "", secs, floats, qs, split, source)
+    except (KeyError, TypeError, AttributeError) as e:  # a field missing, or a list where a record should be
         raise QasperDataError(f"{source or 'input'}: paper {paper_id} is not in the QASPER v0.3 schema ({type(e).__name__}: {e})") from e
+    if (bad := _not_text(paper)): raise QasperDataError(f"{source or 'input'}: paper {paper_id} is not in the QASPER v0.3 schema ({bad})")
+    return paper
+
+def _not_text(p: Paper) -> str | None:
+    "The first field of `p` that should be text and is not, in words (None: every one is text)."
+    fields = [("title", p.title), ("abstract", p.abstract), *((f"section {s.name!r}'s name", s.name) for s in p.sections),
+              *((f"a paragraph of section {s.name!r}", x) for s in p.sections for x in s.paragraphs),
+              *(("a figure or table caption", f.caption) for f in p.floats), *(("a question id", q.id) for q in p.questions),
+              *((f"question {q.id}'s text", q.text) for q in p.questions),
+              *((f"an answer to question {q.id}", x) for q in p.questions for a in q.answers
+                for x in (a.text, a.free_form, *a.spans, *a.evidence, *a.highlighted_evidence))]
+    return next((f"{name} is {type(v).__name__} {v!r:.60}, not text" for name, v in fields if not isinstance(v, str)), None)
 
 # %% ../nbs/00_data.ipynb #d36f0bf4
 def _unzip(cols: dict | list | None) -> list[dict]:
