@@ -269,7 +269,8 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
     question = " ".join(a.question).strip()
-    if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
+    from qasper_rag.data import check_question  # empty or over MAX_QUESTION_CHARS: refused before any model loads
+    check_question(question, 'qasper-rag ask --paper ID "What is the seed lexicon?" (the question after the options)')
     if a.library: return ask_library(a, question)
     if a.papers is not None: raise ValueError("--papers says how many library papers an ambiguous route answers from: use it with --library DIR")
     if not (a.paper or a.pdf or a.tex):

@@ -13,10 +13,11 @@ from typing import Any, Iterable, Iterator, Literal
 from .settings import env
 
 # %% auto #0
-__all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float', 'Section', 'Paper',
-           'QasperDataError', 'normalize_split', 'paper_from_v03', 'hf_row_to_v03', 'read_json_objects',
-           'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path', 'project_root', 'shared_data_dir',
-           'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset', 'load_qasper']
+__all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'MAX_QUESTION_CHARS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float',
+           'Section', 'Paper', 'QasperDataError', 'normalize_split', 'check_question', 'paper_from_v03',
+           'hf_row_to_v03', 'read_json_objects', 'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path',
+           'project_root', 'shared_data_dir', 'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset',
+           'load_qasper']
 
 # %% ../nbs/00_data.ipynb #1c126648
 AnswerType = Literal["extractive", "abstractive", "boolean", "none"]
@@ -150,6 +151,20 @@ def normalize_split(split: str | None) -> str | None:
     if s not in SPLITS:
         raise QasperDataError(f"unknown split {split!r}: QASPER has {', '.join(SPLITS)} (or 'validation' for dev)")
     return s
+
+# %% ../nbs/00_data.ipynb #a5d18693
+MAX_QUESTION_CHARS = 1000  # a paragraph (~250 tokens); QASPER's longest question has 146 characters
+
+def check_question(question: str, # the question as given
+                   example: str, # how to pass one where it was given, e.g. 'qasper-rag ask --paper ID "What is the seed lexicon?"'
+                  ) -> str:
+    "`question` if it can be answered; an empty one, or one over `MAX_QUESTION_CHARS`: `ValueError` saying the limit and what to pass."
+    if not (question or "").strip(): raise ValueError(f"the question is empty: pass the question, e.g. {example}")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"the question has {len(question):,} characters, more than the {MAX_QUESTION_CHARS:,} a question may have: its tokens "
+                         "would take the prompt's room from the passages the answer must cite. Ask the question itself in a sentence or "
+                         f"two, without the background, e.g. {example}")
+    return question
 
 # %% ../nbs/00_data.ipynb #ea2f29bd
 _META = ("nlp_background", "topic_background", "paper_read", "search_query", "question_writer")

@@ -1,0 +1,40 @@
+"""Bad inputs a new user gives (issue 43): each is refused with a message that says what to pass instead, before any model loads."""
+import shutil, subprocess, sys
+from pathlib import Path
+
+import pytest
+
+from qasper_rag.data import MAX_QUESTION_CHARS
+
+EXE = shutil.which("qasper-rag", path=str(Path(sys.executable).parent))
+
+
+def run(*args, timeout=300):
+    assert EXE, "qasper-rag is not installed in this environment (make setup)"
+    return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+class NoModel:
+    "A generator that must not be asked: the input is refused before generation."
+    name, supports_grammar = "no-model", False
+    def generate(self, *a, **k): raise AssertionError("the model was asked")
+    def tokenizer(self): return None
+
+
+LONG = "Considering the whole setup described in the paper and all its experiments, " * 200 + "what is the seed lexicon?"
+
+
+def test_a_question_over_the_limit_is_refused_with_the_limit_and_what_to_do(shared_dir, tmp_path):
+    assert len(LONG) > MAX_QUESTION_CHARS
+    r = run("ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694", LONG)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"the question has {len(LONG):,} characters, more than the 1,000 a question may have" in r.stderr
+    assert "Ask the question itself in a sentence or two" in r.stderr and 'qasper-rag ask --paper ID "' in r.stderr
+    # the Python API refuses it the same way, before retrieval or generation
+    from qasper_rag.answer import Answerer
+    from qasper_rag.data import load_path
+    from qasper_rag.retrieval import Retriever, get_config
+    ans = Answerer(Retriever(get_config("bm25-only"), cache_dir=tmp_path), NoModel())
+    paper = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").paper("1909.00694")
+    with pytest.raises(ValueError, match=r"more than the 1,000 a question may have.*answerer\.ask\(paper, \"What"):
+        ans.ask(paper, LONG)
