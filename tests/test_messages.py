@@ -38,3 +38,15 @@ def test_a_question_over_the_limit_is_refused_with_the_limit_and_what_to_do(shar
     paper = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").paper("1909.00694")
     with pytest.raises(ValueError, match=r"more than the 1,000 a question may have.*answerer\.ask\(paper, \"What"):
         ans.ask(paper, LONG)
+
+
+def test_a_file_given_as_the_library_folder_is_refused_with_what_to_pass(shared_dir, tmp_path):
+    (tmp_path / "libfile").write_text("my notes")
+    qasper = str(shared_dir / "original_format" / "qasper-train-sample10.json")
+    for args in (("add", qasper, "--library", str(tmp_path / "libfile")), ("ask", "--library", str(tmp_path / "libfile"), "q?"),
+                 ("library", str(tmp_path / "libfile"))):
+        r = run(*args)
+        assert r.returncode == 2 and "Not a directory" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert f"{tmp_path / 'libfile'} is a file, not a folder: --library takes a library folder" in r.stderr
+        assert f"--library {tmp_path / 'library'}" in r.stderr  # what to pass instead
+    assert (tmp_path / "libfile").read_text() == "my notes"
