@@ -49,9 +49,10 @@ def _open_pages(path: Path, password: str) -> list:
     from pdfminer.psparser import PSException
     try: return list(extract_pages(path, password=password, laparams=LAParams()))
     except PDFPasswordIncorrect:
-        raise PdfError(f"{path}: the PDF is encrypted and {'the password given is wrong' if password else 'needs a password'}; "
-                       "pass load_pdf(path, password=...), or save a copy without the password "
-                       "(e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`) and load that") from None
+        raise PdfError(f"{path}: the PDF is encrypted and {'the password given is wrong' if password else 'needs a password'}: "
+                       f"pass {'the right one' if password else 'it'} with --password PW (qasper-rag ask --pdf, add, chunks) or "
+                       "load_pdf(path, password=PW) in Python; or save a copy without the password "
+                       "(e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`) and use that") from None
     except PDFEncryptionError as e:
         raise PdfError(f"{path}: the PDF is encrypted in a way that cannot be read here ({e}); save a copy without "
                        "encryption (e.g. `qpdf --decrypt in.pdf out.pdf`) and load that") from None

@@ -50,3 +50,34 @@ def test_a_file_given_as_the_library_folder_is_refused_with_what_to_pass(shared_
         assert f"{tmp_path / 'libfile'} is a file, not a folder: --library takes a library folder" in r.stderr
         assert f"--library {tmp_path / 'library'}" in r.stderr  # what to pass instead
     assert (tmp_path / "libfile").read_text() == "my notes"
+
+
+def _encrypted_pdf(path, password="secret"):
+    "A one-page paper encrypted with a user password (reportlab's standard encryption)."
+    from reportlab.lib import pdfencrypt
+    from reportlab.pdfgen import canvas
+    c = canvas.Canvas(str(path), encrypt=pdfencrypt.StandardEncryption(password, "owner"))
+    c.setFont("Helvetica", 11)
+    for i, line in enumerate(["Abstract", "We count emperor penguins in satellite images of Antarctica.", "1 Introduction",
+                              "Penguins live in colonies that can be seen from space, so we count them there."]):
+        c.drawString(72, 720 - 18 * i, line)
+    c.showPage(); c.save()
+    return path
+
+
+def test_an_encrypted_pdf_says_to_pass_password_and_password_reads_it(tmp_path):
+    pdf = _encrypted_pdf(tmp_path / "locked.pdf")
+    r = run("chunks", "--pdf", str(pdf))
+    assert r.returncode == 2 and "encrypted and needs a password: pass it with --password PW" in r.stderr, r.stderr
+    assert "load_pdf(path, password=PW) in Python" in r.stderr  # the Python way is said second, for library users
+    r = run("chunks", "--pdf", str(pdf), "--password", "wrong")
+    assert r.returncode == 2 and "the password given is wrong: pass the right one with --password PW" in r.stderr
+    r = run("chunks", "--pdf", str(pdf), "--password", "secret", "--json")
+    assert r.returncode == 0 and "colonies that can be seen from space" in r.stdout, r.stderr
+    r = run("ask", "--pdf", str(pdf), "What do they count?")  # refused before any model loads
+    assert r.returncode == 2 and "--password PW" in r.stderr
+    lib = tmp_path / "lib"
+    r = run("add", str(pdf), "--library", str(lib), "--json", "--quiet")
+    assert r.returncode == 1 and "--password PW" in r.stdout
+    r = run("add", str(pdf), "--library", str(lib), "--password", "secret", "--json", "--quiet")
+    assert r.returncode == 0 and '"status": "added"' in r.stdout, r.stderr
