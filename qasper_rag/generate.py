@@ -6,7 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/generate.html.md"""
 
 # %% ../nbs/12_generate.ipynb #9f1cd356
 from __future__ import annotations
-import json, math, os, socket, subprocess, sys, tempfile, threading, time
+import json, math, os, re, socket, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -355,7 +355,7 @@ def last_timings(self: LlamaCppGenerator) -> dict:
 ENV_BASE_URL, ENV_MODEL, ENV_API_KEY = "QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"
 START_SERVER_HINT = ("start one, e.g. `vllm serve meta-llama/Llama-3.1-8B-Instruct --port 8000` (GPU) or "
                      "`python -m llama_cpp.server --model <file.gguf> --host 127.0.0.1 --port 8000` (CPU), "
-                     f"and pass its URL or set ${ENV_BASE_URL}")
+                     f"and pass its URL (--generator openai:<model>@<url>) or set ${ENV_BASE_URL}")
 
 def normalize_base_url(url: str) -> str:
     "`http://host:port` becomes `http://host:port/v1`; a URL with a path is kept (without a trailing slash)."
@@ -412,6 +412,16 @@ def _session(self: OpenAIGenerator) -> requests.Session:
         if self.api_key: s.headers["Authorization"] = f"Bearer {self.api_key}"
     return s
 
+def _unreachable(e: requests.exceptions.ConnectionError) -> str:
+    "Why a connection failed, in words (urllib3's message nests the repr of its connection objects)."
+    text = str(e)
+    if isinstance(e, requests.exceptions.ConnectTimeout) or "timed out" in text: return "the connection timed out: no answer from that host"
+    if "Connection refused" in text: return "connection refused: nothing listens on that port"
+    if re.search(r"Name or service not known|nodename nor servname|Failed to resolve|getaddrinfo failed|Temporary failure in name resolution", text):
+        return "the host name cannot be resolved"
+    if (m := re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", text)): return m[1].strip().rstrip(".")
+    return type(e).__name__
+
 @patch
 def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = None, allow: tuple[int, ...] = ()) -> requests.Response:
     "An HTTP call with retries on connection errors, 429 and 5xx; other 4xx raise unless in `allow`."
@@ -421,7 +431,7 @@ def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = N
         except requests.exceptions.ReadTimeout:
             raise GeneratorError(f"{url} gave no answer within {self.timeout}s: raise `timeout` (a long generation on a busy server takes time)") from None
         except requests.exceptions.ConnectionError as e:
-            last, unreachable, wait = f"{type(e).__name__}: {str(e)[:200]}", True, self.backoff * 2 ** attempt
+            last, unreachable, wait = _unreachable(e), True, self.backoff * 2 ** attempt
         else:
             if r.status_code < 400 or r.status_code in allow: return r
             if r.status_code != 429 and r.status_code < 500:
@@ -431,7 +441,7 @@ def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = N
             except ValueError: wait = self.backoff * 2 ** attempt
         if attempt < self.retries: time.sleep(wait)
     tries = f"{self.retries + 1} tr{'y' if self.retries == 0 else 'ies'}"
-    if unreachable: raise GeneratorUnavailable(f"cannot reach the LLM server at {url} ({last}; {tries}). Is it running? {START_SERVER_HINT}")
+    if unreachable: raise GeneratorUnavailable(f"cannot reach the LLM server at {url} ({last}; {tries}). Is it running? If not, {START_SERVER_HINT}")
     raise GeneratorError(f"{method} {url} kept failing ({last}; {tries})")
 
 @patch

@@ -81,3 +81,22 @@ def test_an_encrypted_pdf_says_to_pass_password_and_password_reads_it(tmp_path):
     assert r.returncode == 1 and "--password PW" in r.stdout
     r = run("add", str(pdf), "--library", str(lib), "--password", "secret", "--json", "--quiet")
     assert r.returncode == 0 and '"status": "added"' in r.stdout, r.stderr
+
+
+def test_an_unreachable_server_says_what_to_start_without_urllib3s_repr(shared_dir):
+    from qasper_rag.generate import GeneratorUnavailable, OpenAIGenerator, START_SERVER_HINT, free_port
+    port = free_port()  # nothing listens there
+    with pytest.raises(GeneratorUnavailable) as e:
+        OpenAIGenerator(f"http://127.0.0.1:{port}/v1", model="m", retries=0).generate([{"role": "user", "content": "hi"}], max_tokens=4)
+    msg = str(e.value)
+    assert msg.startswith(f"cannot reach the LLM server at http://127.0.0.1:{port}/v1/chat/completions "
+                          "(connection refused: nothing listens on that port; 1 try). Is it running? If not, start one"), msg
+    assert msg.endswith(START_SERVER_HINT) and "--generator openai:<model>@<url>" in msg
+    assert not any(s in msg for s in ("HTTPConnection", "NewConnectionError", "object at 0x", "Max retries")), msg
+    with pytest.raises(GeneratorUnavailable, match="the host name cannot be resolved"):
+        OpenAIGenerator("http://no-such-host.invalid:8000/v1", model="m", retries=0).models()
+    # the command line: the same message, and the exit code of an error
+    r = run("ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694",
+            "--config", "bm25-only", "--verify", "none", "--generator", f"openai:m@http://127.0.0.1:{port}/v1", "What is the seed lexicon?")
+    assert r.returncode == 2 and "connection refused: nothing listens on that port" in r.stderr and "HTTPConnection" not in r.stderr, r.stderr
+    assert r.stderr.rstrip().endswith("or set $QASPER_LLM_BASE_URL")
