@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlsplit
 from .settings import env
+from .files import append_line, read_jsonl, say
 import numpy as np
 import requests
 from fastcore.basics import patch
@@ -112,18 +113,21 @@ def yes_no_probability(top: dict[str, float] | Sequence[tuple[str, float]], # fi
 
 # %% ../nbs/12_generate.ipynb #83298411
 class ProbabilityCache:
-    "Probabilities by key, kept in a JSON-lines file when `path` is given (appended; a torn line is skipped)."
+    "Probabilities by key, kept in a JSON-lines file when `path` is given (appended; a damaged or torn line is skipped, saying so)."
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else None
         self._p: dict[str, float] = {}
         self._lock = threading.Lock()  # threads of a concurrent evaluation share one cache file
         self._newline = False  # the file ends without a newline (a torn last line): start the next record on a new line
+        self._unwritable = False  # a write failed (a full disk): said once, then scores are kept in memory only
         if self.path and self.path.exists():
-            text = self.path.read_text(encoding="utf-8")
-            self._newline = bool(text) and not text.endswith("\n")
-            for line in text.splitlines():
-                try: d = json.loads(line); self._p[str(d["key"])] = float(d["p"])
-                except (ValueError, KeyError, TypeError): continue
+            rows, bad, self._newline = read_jsonl(self.path)
+            for d in rows:
+                try: self._p[str(d["key"])] = float(d["p"])
+                except (KeyError, TypeError, ValueError): bad.append(0)  # JSON, but not a cache record
+            if bad or self._newline:
+                say(f"{self.path}: skipped {len(bad) + self._newline} damaged line(s){' (the last one cut short)' if self._newline else ''}; "
+                    f"kept {len(self._p)} scores, the others are computed again")
     def __len__(self) -> int: return len(self._p)
     def __contains__(self, key: str) -> bool: return key in self._p
     def get(self, key: str, # the key it was `put` under (e.g. a hash of the model and its prompt)
@@ -134,11 +138,14 @@ class ProbabilityCache:
         "Remember `p` under `key` (and append it to the file)."
         with self._lock:
             self._p[key] = p = float(p)
-            if self.path:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(("\n" if self._newline else "") + json.dumps({"key": key, "p": p}) + "\n")
-                self._newline = False
+            if self.path and not self._unwritable:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    append_line(self.path, ("\n" if self._newline else "") + json.dumps({"key": key, "p": p}), sync=False)
+                    self._newline = False
+                except OSError as e:  # a cache that cannot be written still answers from memory
+                    self._unwritable = True
+                    say(f"{self.path}: cannot append to the cache ({e}); this session's scores are kept in memory only")
         return p
 
 # %% ../nbs/12_generate.ipynb #d8704c4d
