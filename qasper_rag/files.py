@@ -19,6 +19,11 @@ def _umask() -> int:
 
 _MODE = 0o666 & ~_umask()  # what a plain open() would give a new file (mkstemp's files are private: 0600)
 
+def _write_all(fd: int, data: bytes):
+    "`os.write` until every byte is written (a write may take only part); the one place bytes reach a file, so a test can fill the disk here."
+    n = 0
+    while n < len(data): n += os.write(fd, data[n:])
+
 def _fsync_dir(folder: Path):
     "Push a folder's entries (a rename into it) to disk; nothing where a folder cannot be opened for it."
     try: fd = os.open(folder, os.O_RDONLY)
@@ -47,7 +52,10 @@ def atomic_write(path: str | Path, # the file to write
                  data: str | bytes, # its whole content (text is written as UTF-8)
                 ) -> Path:
     "Write `data` to `path` whole or not at all (`atomic_path`)."
-    with atomic_path(path) as tmp: tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    with atomic_path(path) as tmp:
+        fd = os.open(tmp, os.O_WRONLY | os.O_TRUNC)
+        try: _write_all(fd, data.encode("utf-8") if isinstance(data, str) else data)
+        finally: os.close(fd)
     return Path(path)
 
 def stale_temps(folder: str | Path) -> list[Path]:
@@ -55,11 +63,6 @@ def stale_temps(folder: str | Path) -> list[Path]:
     return sorted(p for p in Path(folder).glob(".*.tmp") if p.is_file())
 
 # %% ../nbs/00b_files.ipynb #6843baf6
-def _write_all(fd: int, data: bytes):
-    "`os.write` until every byte is written (a write may take only part)."
-    n = 0
-    while n < len(data): n += os.write(fd, data[n:])
-
 def append_line(path: str | Path, # the JSON-lines (or any lines) file, made if missing
                 line: str, # one line, without its newline
                 sync: bool = True, # push it to disk before returning (a record that must survive a crash)
