@@ -6,14 +6,19 @@ Docs: https://qasper-rag.github.io/qasper_rag/files.html.md"""
 
 # %% ../nbs/00b_files.ipynb #6826f02d
 from __future__ import annotations
-import contextlib, errno, fcntl, json, os, sys, tempfile, time
+import contextlib, errno, fcntl, hashlib, json, os, sys, tempfile, time
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 # %% auto #0
-__all__ = ['atomic_path', 'atomic_write', 'stale_temps', 'append_line', 'read_jsonl', 'say', 'FolderLocked', 'folder_lock']
+__all__ = ['say', 'atomic_path', 'atomic_write', 'stale_temps', 'DamagedFiles', 'file_record', 'damaged_files', 'check_files',
+           'loaded_or_none', 'append_line', 'read_jsonl', 'FolderLocked', 'folder_lock']
 
 # %% ../nbs/00b_files.ipynb #9834bae7
+def say(message: str):
+    "Tell the user what went wrong and what was done about it (on stderr: JSON on stdout stays clean)."
+    print(message, file=sys.stderr, flush=True)
+
 def _umask() -> int:
     m = os.umask(0); os.umask(m); return m
 
@@ -62,6 +67,42 @@ def stale_temps(folder: str | Path) -> list[Path]:
     "Temporary files `atomic_path` left in `folder` when its process was killed mid-write."
     return sorted(p for p in Path(folder).glob(".*.tmp") if p.is_file())
 
+# %% ../nbs/00b_files.ipynb #31913b93
+class DamagedFiles(ValueError):
+    "Saved files that are missing or differ from what was recorded when they were written; the message names them."
+
+def file_record(path: str | Path) -> dict:
+    "Size and SHA-256 of a file: what a folder records of it, to check it before use."
+    h, n = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""): h.update(b); n += len(b)
+    return {"bytes": n, "sha256": h.hexdigest()}
+
+def damaged_files(folder: str | Path, # the folder holding the files
+                  recorded: Mapping[str, dict] | None, # file name -> `file_record` when written (None: nothing recorded)
+                 ) -> list[str]:
+    "What is wrong with `folder`'s recorded files, one phrase each (empty: all as written)."
+    if recorded is None: return ["its files' sizes and hashes are not recorded (saved by an older version)"]
+    out = []
+    for name, want in recorded.items():
+        p = Path(folder) / name
+        if not p.is_file(): out.append(f"{name} is missing")
+        elif (n := p.stat().st_size) != want["bytes"]: out.append(f"{name} has {n:,} bytes, not the {want['bytes']:,} written")
+        elif file_record(p)["sha256"] != want["sha256"]: out.append(f"{name} differs from what was written (SHA-256)")
+    return out
+
+def check_files(folder: str | Path, recorded: Mapping[str, dict] | None):
+    "Raise `DamagedFiles` naming what is wrong with `folder`'s recorded files, if anything."
+    if (bad := damaged_files(folder, recorded)): raise DamagedFiles(f"{folder}: {'; '.join(bad)}")
+
+def loaded_or_none(load: Callable[[], Any], # loads the saved thing (an index) from `folder`
+                   folder: str | Path, # where it is saved, for the message
+                  ) -> Any | None:
+    "What `load()` returns; None after saying why when the saved files are damaged or unreadable (the caller builds them again)."
+    try: return load()
+    except (ValueError, OSError, KeyError, EOFError) as e:  # DamagedFiles, a version it cannot read, a cut-short array
+        say(f"{folder}: cannot use this saved index ({e}); building it again"); return None
+
 # %% ../nbs/00b_files.ipynb #6843baf6
 def append_line(path: str | Path, # the JSON-lines (or any lines) file, made if missing
                 line: str, # one line, without its newline
@@ -95,10 +136,6 @@ def read_jsonl(path: str | Path, # a JSON-lines file (missing: no rows)
         try: rows.append(json.loads(line))
         except ValueError: bad.append(k)  # UnicodeDecodeError too
     return rows, bad, torn
-
-def say(message: str):
-    "Tell the user something went wrong and what was done about it (on stderr: JSON on stdout stays clean)."
-    print(message, file=sys.stderr, flush=True)
 
 # %% ../nbs/00b_files.ipynb #3fcb0d5c
 class FolderLocked(RuntimeError):
