@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Sequence
 from .data import QasperCorpus, Paper, load_path, project_root
 from .chunking import Chunk
+from .files import append_line, atomic_write, read_jsonl, say
 
 # %% auto #0
 __all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'CROSS_DIR', 'MODEL_DIR', 'QUESTION_SETTINGS', 'BI_SETTINGS',
@@ -119,13 +120,10 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 def _done(path: Path) -> dict[str, dict]:
-    "Chunks already done in a questions file (a torn last line, from an interrupted run, is dropped)."
-    out = {}
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try: d = json.loads(line)
-            except json.JSONDecodeError: continue
-            out[d["chunk_id"]] = d
+    "Chunks already done in a questions file; a damaged or torn line (an interrupted run) is dropped, saying so: its chunk is asked again."
+    rows, bad, torn = read_jsonl(path)
+    out = {d["chunk_id"]: d for d in rows if isinstance(d, dict) and "chunk_id" in d}
+    if (n := len(bad) + torn + len(rows) - len(out)): say(f"{path}: {n} damaged line(s) dropped (an interrupted write?); their chunks get questions again")
     return out
 
 def generate_questions(corpus: QasperCorpus, # the papers whose chunks get questions
@@ -144,25 +142,24 @@ def generate_questions(corpus: QasperCorpus, # the papers whose chunks get quest
     chunked = [(p, retriever.index(p).chunked.chunks) for p in corpus]
     todo = choose_chunks(chunked, config.max_chunks, config.seed)
     done = _done(path)
-    if path.is_file():  # rewrite without a torn line before appending
-        path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in done.values()))
+    if path.is_file():  # rewritten (whole or not at all) without a damaged line before appending
+        atomic_write(path, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in done.values()))
     gen = None
     t0, n_new = time.perf_counter(), 0
-    with open(path, "a") as f:
-        for p, c in tqdm(todo, desc="questions", unit="chunk", disable=not progress):
-            if c.id in done: continue
-            if gen is None:
-                from qasper_rag.generate import load_generator
-                gen = generator or load_generator(config.generator, **({"n_threads": config.threads} if config.threads else {}))
-            t = time.perf_counter()
-            g = gen.generate(question_messages(c, p.title, config.questions_per_chunk), max_tokens=40 * config.questions_per_chunk)
-            qs = []
-            for q in parse_questions(g.text, config.questions_per_chunk):
-                rank, negs = round_trip(retriever, p, q, c.id, config.negatives)
-                qs.append({"text": q, "rank": rank, "kept": rank is not None and rank <= config.keep_top, "negatives": negs})
-            d = {"chunk_id": c.id, "paper_id": p.id, "kind": c.kind, "questions": qs, "raw": g.text, "seconds": round(time.perf_counter() - t, 2)}
-            f.write(json.dumps(d, ensure_ascii=False) + "\n"); f.flush()
-            done[c.id] = d; n_new += 1
+    for p, c in tqdm(todo, desc="questions", unit="chunk", disable=not progress):
+        if c.id in done: continue
+        if gen is None:
+            from qasper_rag.generate import load_generator
+            gen = generator or load_generator(config.generator, **({"n_threads": config.threads} if config.threads else {}))
+        t = time.perf_counter()
+        g = gen.generate(question_messages(c, p.title, config.questions_per_chunk), max_tokens=40 * config.questions_per_chunk)
+        qs = []
+        for q in parse_questions(g.text, config.questions_per_chunk):
+            rank, negs = round_trip(retriever, p, q, c.id, config.negatives)
+            qs.append({"text": q, "rank": rank, "kept": rank is not None and rank <= config.keep_top, "negatives": negs})
+        d = {"chunk_id": c.id, "paper_id": p.id, "kind": c.kind, "questions": qs, "raw": g.text, "seconds": round(time.perf_counter() - t, 2)}
+        append_line(path, json.dumps(d, ensure_ascii=False))
+        done[c.id] = d; n_new += 1
     qs = [q for d in done.values() for q in d["questions"]]
     return {"chunks_chosen": len(todo), "chunks_done": sum(c.id in done for _, c in todo), "chunks_in_file": len(done), "chunks_new": n_new, "questions": len(qs),
             "kept": sum(q["kept"] for q in qs), "seconds_new": round(time.perf_counter() - t0, 1),
@@ -323,7 +320,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     from qasper_rag.dense import load_embedder
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     mpath = out/"manifest.json"
-    old = json.loads(mpath.read_text()) if mpath.is_file() else None
+    old = _manifest(mpath)
     if old:
         new = config.to_dict()
         changed = sorted(k for k in QUESTION_SETTINGS if old["settings"].get(k) != new[k])
@@ -342,7 +339,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     if not q["chunks_new"] and prev.get("generator"): q["generator"] = prev["generator"]  # nothing written now: the writer stays the one recorded
     man["steps"]["questions"] = {**q, "seconds_total": round(prev.get("seconds_total", 0) + time.perf_counter() - t, 1)}
     man["questions_sha256"] = _sha256(out/"questions.jsonl")
-    mpath.write_text(json.dumps(man, indent=1) + "\n")
+    atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     if not train: return man
     t = time.perf_counter()
     emb = load_embedder(config.base, long_text="mean")
@@ -353,7 +350,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
         man["steps"]["training"] = {"triples": len(triples), "seconds": round(time.perf_counter() - t, 1),
                                     "weights_sha256": _sha256(model/"model.safetensors"), "inputs_sha256": inputs}
     man["model"] = str(out/MODEL_DIR)
-    mpath.write_text(json.dumps(man, indent=1) + "\n")
+    atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     if config.cross_encoder:
         t = time.perf_counter()
         inputs = _inputs_sha256(triples, config, CROSS_SETTINGS)
@@ -362,10 +359,24 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
             man["steps"]["cross_training"] = {"pairs": len(cross_pairs(triples)), "seconds": round(time.perf_counter() - t, 1),
                                               "weights_sha256": _sha256(cross/"model.safetensors"), "inputs_sha256": inputs}
         man["cross_model"] = str(out/CROSS_DIR)
-        mpath.write_text(json.dumps(man, indent=1) + "\n")
+        atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     return man
 
 # %% ../nbs/11a_adapt.ipynb #68855012
+def _manifest(path: Path) -> dict | None:
+    "A run folder's manifest.json (None: none); a damaged one says how to make it again."
+    if not path.is_file(): return None
+    try: return json.loads(path.read_bytes())
+    except ValueError as e:
+        raise RuntimeError(f"{path} is damaged ({e}); run `qasper-rag adapt --out {path.parent}` again with the same settings: "
+                           "it rewrites the manifest, keeping the questions and any model whose weights check out") from None
+
+def _check_weights(run: Path, folder: str, step: dict):
+    "Refuse a trained model whose weights are not the ones recorded when it was trained (a copy cut short, a damaged disk)."
+    if _sha256(run/folder/"model.safetensors") != step["weights_sha256"]:
+        raise RuntimeError(f"{run/folder}/model.safetensors is damaged: its SHA-256 is not the one recorded when it was trained; "
+                           f"run `qasper-rag adapt --out {run}` again with the same settings to train it again (the questions are kept)")
+
 def adapted_dir() -> Path:
     "The adaptation run folder the `adapted` embedder reads: $QASPER_ADAPTED, else data/adapted."
     from qasper_rag.settings import env
@@ -376,10 +387,11 @@ def load_adapted(run: str | Path | None = None, **kw):
     from qasper_rag.dense import SentenceTransformerEmbedder
     run = Path(run or adapted_dir())
     m = run/"manifest.json"
-    if not (run/MODEL_DIR/"model.safetensors").is_file() or not m.is_file():
+    step = (_manifest(m) or {}).get("steps", {}).get("training")
+    if not (run/MODEL_DIR/"model.safetensors").is_file() or not step:
         raise RuntimeError(f"no adapted model in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
-    sha = json.loads(m.read_text())["steps"]["training"]["weights_sha256"]
-    return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{sha[:12]}", **kw})
+    _check_weights(run, MODEL_DIR, step)
+    return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{step['weights_sha256'][:12]}", **kw})
 
 def load_cross_encoder(spec: str = "adapted", # "adapted" (the cross-encoder of `adapted_dir()`), a run folder's cross-encoder, a model folder or a Hub id
                        **kw, # passed to `CrossEncoderReranker`
@@ -388,9 +400,10 @@ def load_cross_encoder(spec: str = "adapted", # "adapted" (the cross-encoder of 
     if spec == "adapted":
         run = adapted_dir()
         m = run/"manifest.json"
-        step = json.loads(m.read_text())["steps"].get("cross_training") if m.is_file() else None
+        step = (_manifest(m) or {}).get("steps", {}).get("cross_training")
         if step is None or not (run/CROSS_DIR/"model.safetensors").is_file():
             raise RuntimeError(f"no adapted cross-encoder in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
+        _check_weights(run, CROSS_DIR, step)
         return CrossEncoderReranker(run/CROSS_DIR, **{"name": f"adapted-cross:{step['weights_sha256'][:12]}", **kw})
     return CrossEncoderReranker(spec, **kw)
 
