@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 # %% auto #0
 __all__ = ['say', 'atomic_path', 'atomic_write', 'stale_temps', 'DamagedFiles', 'file_record', 'damaged_files', 'check_files',
-           'loaded_or_none', 'append_line', 'read_jsonl', 'FolderLocked', 'folder_lock']
+           'loaded_or_none', 'append_line', 'read_jsonl', 'FolderLocked', 'lock_holder', 'folder_lock']
 
 # %% ../nbs/00b_files.ipynb #9834bae7
 def say(message: str):
@@ -148,6 +148,16 @@ def _holder(lock: Path) -> str:
     try: d = json.loads(lock.read_text() or "{}")
     except (OSError, ValueError): d = {}
     return f"process {d['pid']} ({d.get('command', '?')}, since {d.get('since', '?')})" if d.get("pid") else "another process"
+
+def lock_holder(folder: str | Path) -> str | None:
+    "Who holds `folder`'s lock, in words, or None when nobody does (without taking it: a probe for messages)."
+    lock = Path(folder)/".lock"
+    if not lock.is_file() or str(lock.resolve()) in _HELD: return None
+    with open(lock) as f:
+        try: fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError: return _holder(lock)
+        fcntl.flock(f, fcntl.LOCK_UN)
+    return None
 
 @contextlib.contextmanager
 def folder_lock(folder: str | Path, # the folder whose writers are serialised (made if missing)

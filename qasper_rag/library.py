@@ -14,7 +14,7 @@ import numpy as np
 from fastcore.basics import patch
 from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError, check_question
 from .chunking import chunk_paper_id
-from .files import atomic_write, folder_lock, say, stale_temps
+from .files import atomic_write, folder_lock, lock_holder, say, stale_temps
 
 # %% auto #0
 __all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
@@ -141,7 +141,8 @@ class Library:
             left = [p.name for p in self.root.iterdir()] if self.root.is_dir() else []
             if any(n not in _OWN and not (n.startswith(".") and n.endswith(".tmp")) for n in left) or (left and ".lock" not in left):
                 raise LibraryError(f"{self.root}: a folder with files but no {MANIFEST}, so not a library; choose an empty or new folder")
-            if left: say(f"{self.root}: a library whose first add was interrupted (no {MANIFEST} yet): starting it afresh")
+            if left and lock_holder(self.root) is None:  # (while another process holds the lock, it is still being made)
+                say(f"{self.root}: a library whose first add was interrupted (no {MANIFEST} yet): starting it afresh")
             self.manifest = {"format": FORMAT, "created": _now(), "retrieval": retrieval, "sources": {}, "papers": {}}
         else:
             raise LibraryError(f"{self.root}: not a library (no {MANIFEST}); make one with: qasper-rag add PATH... --library {self.root}")
