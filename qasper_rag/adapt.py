@@ -15,6 +15,7 @@ from .env import project_root
 from .chunking import Chunk
 from .cross_encoder import CROSS_DIR
 from .dense import MODEL_DIR
+from .files import append_line, atomic_write, read_jsonl, read_manifest, say
 
 # %% auto #0
 __all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'QUESTION_SETTINGS', 'BI_SETTINGS', 'CROSS_SETTINGS', 'BUDGETS',
@@ -121,13 +122,10 @@ def _sha256(path: Path) -> str:
     return h.hexdigest()
 
 def _done(path: Path) -> dict[str, dict]:
-    "Chunks already done in a questions file (a torn last line, from an interrupted run, is dropped)."
-    out = {}
-    if path.is_file():
-        for line in path.read_text().splitlines():
-            try: d = json.loads(line)
-            except json.JSONDecodeError: continue
-            out[d["chunk_id"]] = d
+    "Chunks already done in a questions file; a damaged or torn line (an interrupted run) is dropped, saying so: its chunk is asked again."
+    rows, bad, torn = read_jsonl(path)
+    out = {d["chunk_id"]: d for d in rows if isinstance(d, dict) and "chunk_id" in d}
+    if (n := len(bad) + torn + len(rows) - len(out)): say(f"{path}: {n} damaged line(s) dropped (an interrupted write?); their chunks get questions again")
     return out
 
 def generate_questions(corpus: QasperCorpus, # the papers whose chunks get questions
@@ -146,25 +144,24 @@ def generate_questions(corpus: QasperCorpus, # the papers whose chunks get quest
     chunked = [(p, retriever.index(p).chunked.chunks) for p in corpus]
     todo = choose_chunks(chunked, config.max_chunks, config.seed)
     done = _done(path)
-    if path.is_file():  # rewrite without a torn line before appending
-        path.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in done.values()))
+    if path.is_file():  # rewritten (whole or not at all) without a damaged line before appending
+        atomic_write(path, "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in done.values()))
     gen = None
     t0, n_new = time.perf_counter(), 0
-    with open(path, "a") as f:
-        for p, c in tqdm(todo, desc="questions", unit="chunk", disable=not progress):
-            if c.id in done: continue
-            if gen is None:
-                from qasper_rag.generate import load_generator
-                gen = generator or load_generator(config.generator, **({"n_threads": config.threads} if config.threads else {}))
-            t = time.perf_counter()
-            g = gen.generate(question_messages(c, p.title, config.questions_per_chunk), max_tokens=40 * config.questions_per_chunk)
-            qs = []
-            for q in parse_questions(g.text, config.questions_per_chunk):
-                rank, negs = round_trip(retriever, p, q, c.id, config.negatives)
-                qs.append({"text": q, "rank": rank, "kept": rank is not None and rank <= config.keep_top, "negatives": negs})
-            d = {"chunk_id": c.id, "paper_id": p.id, "kind": c.kind, "questions": qs, "raw": g.text, "seconds": round(time.perf_counter() - t, 2)}
-            f.write(json.dumps(d, ensure_ascii=False) + "\n"); f.flush()
-            done[c.id] = d; n_new += 1
+    for p, c in tqdm(todo, desc="questions", unit="chunk", disable=not progress):
+        if c.id in done: continue
+        if gen is None:
+            from qasper_rag.generate import load_generator
+            gen = generator or load_generator(config.generator, **({"n_threads": config.threads} if config.threads else {}))
+        t = time.perf_counter()
+        g = gen.generate(question_messages(c, p.title, config.questions_per_chunk), max_tokens=40 * config.questions_per_chunk)
+        qs = []
+        for q in parse_questions(g.text, config.questions_per_chunk):
+            rank, negs = round_trip(retriever, p, q, c.id, config.negatives)
+            qs.append({"text": q, "rank": rank, "kept": rank is not None and rank <= config.keep_top, "negatives": negs})
+        d = {"chunk_id": c.id, "paper_id": p.id, "kind": c.kind, "questions": qs, "raw": g.text, "seconds": round(time.perf_counter() - t, 2)}
+        append_line(path, json.dumps(d, ensure_ascii=False))
+        done[c.id] = d; n_new += 1
     qs = [q for d in done.values() for q in d["questions"]]
     return {"chunks_chosen": len(todo), "chunks_done": sum(c.id in done for _, c in todo), "chunks_in_file": len(done), "chunks_new": n_new, "questions": len(qs),
             "kept": sum(q["kept"] for q in qs), "seconds_new": round(time.perf_counter() - t0, 1),
@@ -281,7 +278,8 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     from qasper_rag.dense import load_embedder
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     mpath = out/"manifest.json"
-    old = json.loads(mpath.read_text()) if mpath.is_file() else None
+    old = read_manifest(mpath, f"run `qasper-rag adapt --out {out}` again with the same settings: it rewrites the manifest, "
+                        "keeping the questions and any model whose weights check out")
     if old:
         new = config.to_dict()
         changed = sorted(k for k in QUESTION_SETTINGS if old["settings"].get(k) != new[k])
@@ -300,7 +298,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     if not q["chunks_new"] and prev.get("generator"): q["generator"] = prev["generator"]  # nothing written now: the writer stays the one recorded
     man["steps"]["questions"] = {**q, "seconds_total": round(prev.get("seconds_total", 0) + time.perf_counter() - t, 1)}
     man["questions_sha256"] = _sha256(out/"questions.jsonl")
-    mpath.write_text(json.dumps(man, indent=1) + "\n")
+    atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     if not train: return man
     t = time.perf_counter()
     emb = load_embedder(config.base, long_text="mean")
@@ -311,7 +309,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
         man["steps"]["training"] = {"triples": len(triples), "seconds": round(time.perf_counter() - t, 1),
                                     "weights_sha256": _sha256(model/"model.safetensors"), "inputs_sha256": inputs}
     man["model"] = str(out/MODEL_DIR)
-    mpath.write_text(json.dumps(man, indent=1) + "\n")
+    atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     if config.cross_encoder:
         t = time.perf_counter()
         inputs = _inputs_sha256(triples, config, CROSS_SETTINGS)
@@ -320,7 +318,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
             man["steps"]["cross_training"] = {"pairs": len(cross_pairs(triples)), "seconds": round(time.perf_counter() - t, 1),
                                               "weights_sha256": _sha256(cross/"model.safetensors"), "inputs_sha256": inputs}
         man["cross_model"] = str(out/CROSS_DIR)
-        mpath.write_text(json.dumps(man, indent=1) + "\n")
+        atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     return man
 
 # %% ../nbs/11a_adapt.ipynb #3391eb0b

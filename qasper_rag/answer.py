@@ -150,8 +150,8 @@ class Answerer:
                retrieval: Retrieval | None = None, # this question's retrieval when done already (a concurrent evaluation retrieves in one thread)
               ) -> tuple[AnswerRecord, Retrieval]:
         "`ask`, also returning the retrieval behind the answer (for evaluation: the exact context and its chunks)."
-        if not (question or "").strip():  # else the model invents an answer to a question nobody asked
-            raise ValueError('the question is empty: pass the question to answer, e.g. answerer.ask(paper, "What is the seed lexicon?")')
+        from qasper_rag.data import check_question  # empty: the model invents an answer; too long: it crowds the passages out
+        check_question(question, 'answerer.ask(paper, "What is the seed lexicon?")')
         t0 = time.perf_counter()
         res = retrieval if retrieval is not None else self.retriever.retrieve(paper, question)
         t_ret = time.perf_counter() - t0

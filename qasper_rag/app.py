@@ -50,10 +50,11 @@ def load_corpus(data: str | None, # QASPER file or folder (None: `load_qasper`'s
 
 # %% ../nbs/89_app.ipynb #015012dd
 def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text layer)
+               password: str = "", # the user password of an encrypted PDF (--password)
               ) -> QasperCorpus:
     "A one-paper corpus read from a PDF (`qasper_rag.pdf.load_pdf`: the paper's id is the file name without `.pdf`)."
     from qasper_rag.pdf import load_pdf
-    return QasperCorpus([load_pdf(path)], str(path))
+    return QasperCorpus([load_pdf(path, password=password)], str(path))
 
 def tex_corpus(path: str | Path, # a paper's LaTeX source: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file
               ) -> QasperCorpus:

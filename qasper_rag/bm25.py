@@ -15,6 +15,7 @@ import bm25s
 from rank_bm25 import BM25Okapi
 from fastcore.basics import patch
 from . import __version__
+from .files import atomic_path, atomic_write, check_files, file_record
 
 # %% auto #0
 __all__ = ['STOPWORDS', 'Backend', 'Method', 'VARIANTS', 'FORMAT_VERSION', 'TOKENIZER_VERSION', 'DEFAULT_TOKENIZER', 'stem',
@@ -150,18 +151,21 @@ def _tokenizer_from(name: str) -> Callable[[str], list[str]]:
 # %% ../nbs/05_bm25.ipynb #f0885a68
 @patch
 def save(self: BM25Index, path: str | Path) -> Path:
-    "Write the index to folder `path` (params.json, ids.json, vocab.json, tokens.npy, offsets.npy)."
+    """Write the index to folder `path`: ids.json, vocab.json, tokens.npy, offsets.npy, each whole (`files.atomic_write`), then
+    params.json with their sizes and hashes, last: a save killed half way leaves no params.json, so nothing loads it."""
     if self._engine is None: raise ValueError("nothing to save: call .index(texts, ids) first")
     name = _tokenizer_name(self.tokenizer)
     if "<" in name: raise ValueError(f"cannot save an index whose tokenizer is {name}: use a module-level function")
     p = Path(path); p.mkdir(parents=True, exist_ok=True)
+    (p/"params.json").unlink(missing_ok=True)
+    atomic_write(p/"ids.json", json.dumps(self.ids, ensure_ascii=False))
+    atomic_write(p/"vocab.json", json.dumps(list(self.vocab), ensure_ascii=False))
+    for n, a in (("tokens.npy", self._tokens), ("offsets.npy", self._offsets)):
+        with atomic_path(p/n) as tmp, open(tmp, "wb") as f: np.save(f, a, allow_pickle=False)
     cfg = dict(format_version=FORMAT_VERSION, qasper_rag_version=__version__, method=self.method, variant=VARIANTS[self.method],
-               k1=self.k1, b=self.b, backend=self.backend, tokenizer=name, tokenizer_version=TOKENIZER_VERSION, n_docs=len(self))
-    (p/"params.json").write_text(json.dumps(cfg, indent=1))
-    (p/"ids.json").write_text(json.dumps(self.ids, ensure_ascii=False))
-    (p/"vocab.json").write_text(json.dumps(list(self.vocab), ensure_ascii=False))
-    np.save(p/"tokens.npy", self._tokens, allow_pickle=False)
-    np.save(p/"offsets.npy", self._offsets, allow_pickle=False)
+               k1=self.k1, b=self.b, backend=self.backend, tokenizer=name, tokenizer_version=TOKENIZER_VERSION, n_docs=len(self),
+               files={n: file_record(p/n) for n in ("ids.json", "vocab.json", "tokens.npy", "offsets.npy")})
+    atomic_write(p/"params.json", json.dumps(cfg, indent=1))
     return p
 
 # %% ../nbs/05_bm25.ipynb #518a52bb
@@ -170,11 +174,12 @@ def load(cls: BM25Index, path: str | Path, backend: Backend | None = None) -> BM
     "An index written by `save`, rebuilt from its token ids (with its own backend unless `backend` is given)."
     p = Path(path)
     if not (p/"params.json").is_file(): raise FileNotFoundError(f"{p}: no BM25 index here (params.json missing)")
-    cfg = json.loads((p/"params.json").read_text())
+    cfg = json.loads((p/"params.json").read_bytes())
     if cfg.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{p}: index format {cfg.get('format_version')}, this version reads {FORMAT_VERSION}; rebuild the index")
     if cfg["tokenizer"] == DEFAULT_TOKENIZER and cfg.get("tokenizer_version") != TOKENIZER_VERSION:
         raise ValueError(f"{p}: built with tokenizer version {cfg.get('tokenizer_version')}, now {TOKENIZER_VERSION}; rebuild the index")
+    check_files(p, cfg.get("files"))  # a damaged file (`DamagedFiles`) is never searched as if it were whole
     vocab = json.loads((p/"vocab.json").read_text())
     toks, offs = np.load(p/"tokens.npy", allow_pickle=False), np.load(p/"offsets.npy", allow_pickle=False)
     docs = [[vocab[i] for i in toks[a:e]] for a, e in zip(offs[:-1], offs[1:])]

@@ -87,10 +87,11 @@ def _paper_args(p: argparse.ArgumentParser, required: bool = False):
     g.add_argument("--pdf", help="a paper's PDF instead of a QASPER paper (read by qasper_rag.pdf.load_pdf; --data and the table options are unused)")
     g.add_argument("--tex", help="a paper's LaTeX source instead of a QASPER paper: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file "
                    "(read by qasper_rag.tex.load_tex; --data and the table options are unused)")
+    p.add_argument("--password", default="", help="the password of an encrypted --pdf (its user password)")
 
 def own_corpus(a: argparse.Namespace) -> QasperCorpus | None:
     "The one-paper corpus of `--pdf` or `--tex`, or None when neither is given (a QASPER paper)."
-    return pdf_corpus(a.pdf) if a.pdf else tex_corpus(a.tex) if a.tex else None
+    return pdf_corpus(a.pdf, a.password) if a.pdf else tex_corpus(a.tex) if a.tex else None
 
 def cmd_chunks(a: argparse.Namespace) -> int:
     "Print the chunks of one paper (a QASPER paper, a PDF or a LaTeX source), or chunking statistics."
@@ -178,7 +179,8 @@ def print_answer(r, # an `AnswerRecord`
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
     question = " ".join(a.question).strip()
-    if not question: raise ValueError("the question is empty: pass it after the options, e.g. qasper-rag ask --paper ID \"What is the seed lexicon?\"")
+    from qasper_rag.data import check_question  # empty or over MAX_QUESTION_CHARS: refused before any model loads
+    check_question(question, 'qasper-rag ask --paper ID "What is the seed lexicon?" (the question after the options)')
     if a.library: return ask_library(a, question)
     if a.papers is not None: raise ValueError("--papers says how many library papers an ambiguous route answers from: use it with --library DIR")
     if not (a.paper or a.pdf or a.tex):
@@ -441,7 +443,7 @@ def cmd_add(a: argparse.Namespace) -> int:
     "Add PDFs, LaTeX sources and QASPER files to a library, then build its indexes."
     from qasper_rag.library import Library
     lib = Library(a.library, create=True)
-    rows = lib.add(a.paths, progress=not a.quiet)
+    rows = lib.add(a.paths, progress=not a.quiet, password=a.password)
     changed = any(r.status in ("added", "updated") for r in rows)
     info = lib.index() if len(lib) and (changed or "index" not in lib.manifest) else None
     if a.json: print(json.dumps({"library": str(lib.root), "papers": len(lib), "sources": [dataclasses.asdict(r) for r in rows], "index": info}, indent=1))
@@ -453,6 +455,7 @@ def cmd_add(a: argparse.Namespace) -> int:
 def _add_args(p: argparse.ArgumentParser):
     p.add_argument("paths", nargs="+", help="PDFs (.pdf), LaTeX sources (.tex, arXiv .tar.gz/.tgz, folders) or QASPER files (.json/.jsonl)")
     p.add_argument("--library", required=True, help="the library folder (made when new)")
+    p.add_argument("--password", default="", help="the password of the encrypted PDFs among the paths (their user password)")
     p.add_argument("--json", action="store_true", help="print what was done as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 from .env import adapted_dir
+from .files import check_sha256, read_manifest
 
 # %% auto #0
 __all__ = ['CROSS_DIR', 'CrossEncoderReranker', 'load_cross_encoder']
@@ -65,9 +66,10 @@ def load_cross_encoder(spec: str = "adapted", # "adapted" (the cross-encoder of 
     "A cross-encoder reranker by spec; the adapted one is named by its weights' hash."
     if spec == "adapted":
         run = adapted_dir()
-        m = run/"manifest.json"
-        step = json.loads(m.read_text())["steps"].get("cross_training") if m.is_file() else None
+        again = f"run `qasper-rag adapt --out {run}` again with the same settings (the questions are kept)"
+        step = (read_manifest(run/"manifest.json", again) or {}).get("steps", {}).get("cross_training")
         if step is None or not (run/CROSS_DIR/"model.safetensors").is_file():
             raise RuntimeError(f"no adapted cross-encoder in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
+        check_sha256(run/CROSS_DIR/"model.safetensors", step["weights_sha256"], again)
         return CrossEncoderReranker(run/CROSS_DIR, **{"name": f"adapted-cross:{step['weights_sha256'][:12]}", **kw})
     return CrossEncoderReranker(spec, **kw)

@@ -13,10 +13,10 @@ from typing import Any, Iterable, Iterator, Literal
 from .env import env, project_root
 
 # %% auto #0
-__all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float', 'Section', 'Paper',
-           'QasperDataError', 'normalize_split', 'paper_from_v03', 'hf_row_to_v03', 'read_json_objects',
-           'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path', 'default_cache_dir', 'download',
-           'fetch_official', 'load_hf_dataset', 'load_qasper']
+__all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'MAX_QUESTION_CHARS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float',
+           'Section', 'Paper', 'QasperDataError', 'normalize_split', 'check_question', 'paper_from_v03',
+           'hf_row_to_v03', 'read_json_objects', 'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path',
+           'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset', 'load_qasper']
 
 # %% ../nbs/00_data.ipynb #1c126648
 AnswerType = Literal["extractive", "abstractive", "boolean", "none"]
@@ -151,6 +151,20 @@ def normalize_split(split: str | None) -> str | None:
         raise QasperDataError(f"unknown split {split!r}: QASPER has {', '.join(SPLITS)} (or 'validation' for dev)")
     return s
 
+# %% ../nbs/00_data.ipynb #a5d18693
+MAX_QUESTION_CHARS = 1000  # a paragraph (~250 tokens); QASPER's longest question has 146 characters
+
+def check_question(question: str, # the question as given
+                   example: str, # how to pass one where it was given, e.g. 'qasper-rag ask --paper ID "What is the seed lexicon?"'
+                  ) -> str:
+    "`question` if it can be answered; an empty one, or one over `MAX_QUESTION_CHARS`: `ValueError` saying the limit and what to pass."
+    if not (question or "").strip(): raise ValueError(f"the question is empty: pass the question, e.g. {example}")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise ValueError(f"the question has {len(question):,} characters, more than the {MAX_QUESTION_CHARS:,} a question may have: its tokens "
+                         "would take the prompt's room from the passages the answer must cite. Ask the question itself in a sentence or "
+                         f"two, without the background, e.g. {example}")
+    return question
+
 # %% ../nbs/00_data.ipynb #ea2f29bd
 _META = ("nlp_background", "topic_background", "paper_read", "search_query", "question_writer")
 
@@ -171,9 +185,21 @@ def paper_from_v03(paper_id: str, # the paper's id: its entry's key
                      for s in d.get("full_text") or [])
         floats = tuple(Float.from_raw(f.get("caption", ""), f.get("file", "")) for f in d.get("figures_and_tables") or [])
         qs = tuple(_question(paper_id, q) for q in d.get("qas") or [])
-        return Paper(paper_id, d["title"], d.get("abstract") or "", secs, floats, qs, split, source)
-    except (KeyError, TypeError) as e:
+        paper = Paper(paper_id, d["title"], d.get("abstract") or "", secs, floats, qs, split, source)
+    except (KeyError, TypeError, AttributeError) as e:  # a field missing, or a list where a record should be
         raise QasperDataError(f"{source or 'input'}: paper {paper_id} is not in the QASPER v0.3 schema ({type(e).__name__}: {e})") from e
+    if (bad := _not_text(paper)): raise QasperDataError(f"{source or 'input'}: paper {paper_id} is not in the QASPER v0.3 schema ({bad})")
+    return paper
+
+def _not_text(p: Paper) -> str | None:
+    "The first field of `p` that should be text and is not, in words (None: every one is text)."
+    fields = [("title", p.title), ("abstract", p.abstract), *((f"section {s.name!r}'s name", s.name) for s in p.sections),
+              *((f"a paragraph of section {s.name!r}", x) for s in p.sections for x in s.paragraphs),
+              *(("a figure or table caption", f.caption) for f in p.floats), *(("a question id", q.id) for q in p.questions),
+              *((f"question {q.id}'s text", q.text) for q in p.questions),
+              *((f"an answer to question {q.id}", x) for q in p.questions for a in q.answers
+                for x in (a.text, a.free_form, *a.spans, *a.evidence, *a.highlighted_evidence))]
+    return next((f"{name} is {type(v).__name__} {v!r:.60}, not text" for name, v in fields if not isinstance(v, str)), None)
 
 # %% ../nbs/00_data.ipynb #d36f0bf4
 def _unzip(cols: dict | list | None) -> list[dict]:

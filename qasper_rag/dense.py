@@ -13,6 +13,7 @@ import numpy as np
 from fastcore.basics import patch
 from .chunking import Chunk
 from .env import adapted_dir, env, project_root
+from .files import atomic_path, atomic_write, check_files, file_record, loaded_or_none, read_manifest, check_sha256
 from .tokens import minilm_path
 from .models import MPNET_PARTS, MPNET_PIP, MPNET_SHA256, ModelPartsError, default_model_dir
 from .models import mpnet_part_files, mpnet_path, reassemble_parts
@@ -193,11 +194,12 @@ def load_adapted(run: str | Path | None = None, # an adaptation run folder (None
                 ) -> SentenceTransformerEmbedder:
     "The adapted bi-encoder of a run folder (default `adapted_dir()`), named by its weights' hash."
     run = Path(run or adapted_dir())
-    m = run/"manifest.json"
-    if not (run/MODEL_DIR/"model.safetensors").is_file() or not m.is_file():
+    again = f"run `qasper-rag adapt --out {run}` again with the same settings (the questions are kept)"
+    step = (read_manifest(run/"manifest.json", again) or {}).get("steps", {}).get("training")
+    if not (run/MODEL_DIR/"model.safetensors").is_file() or not step:
         raise RuntimeError(f"no adapted model in {run}: run `qasper-rag adapt --out {run}` first (or set QASPER_ADAPTED to a run folder)")
-    sha = json.loads(m.read_text())["steps"]["training"]["weights_sha256"]
-    return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{sha[:12]}", **kw})
+    check_sha256(run/MODEL_DIR/"model.safetensors", step["weights_sha256"], again)
+    return SentenceTransformerEmbedder(run/MODEL_DIR, **{"name": f"adapted:{step['weights_sha256'][:12]}", **kw})
 
 # %% ../nbs/06_dense.ipynb #30e42028
 IndexKind = Literal["flat", "hnsw", "ivfpq"]
@@ -344,15 +346,18 @@ def search(self: DenseIndex, query: str | np.ndarray, k: int = 10, ids: Sequence
 # %% ../nbs/06_dense.ipynb #c974761a
 @patch
 def save(self: DenseIndex, folder: str | Path) -> Path:
-    "Write `faiss.index` (approximate kinds: not made again on load), `vectors.npy`, `ids.json`, then `params.json` into `folder`."
+    """Write `faiss.index` (approximate kinds: not made again on load), `vectors.npy`, `ids.json`, each whole (`files.atomic_path`),
+    then `params.json` with their sizes and hashes, last: a save killed half way leaves no params.json, so nothing loads it."""
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     (folder/"params.json").unlink(missing_ok=True)
+    names = ["vectors.npy", "ids.json"]
     if self.kind != "flat":
         import faiss
-        faiss.write_index(self._ann(), str(folder/"faiss.index"))
-    np.save(folder/"vectors.npy", self.vectors, allow_pickle=False)
-    (folder/"ids.json").write_text(json.dumps(self.ids))
-    (folder/"params.json").write_text(json.dumps({**self.params, "count": len(self)}, indent=1))
+        with atomic_path(folder/"faiss.index") as tmp: faiss.write_index(self._ann(), str(tmp))
+        names.append("faiss.index")
+    with atomic_path(folder/"vectors.npy") as tmp, open(tmp, "wb") as f: np.save(f, self.vectors, allow_pickle=False)
+    atomic_write(folder/"ids.json", json.dumps(self.ids))
+    atomic_write(folder/"params.json", json.dumps({**self.params, "count": len(self), "files": {n: file_record(folder/n) for n in names}}, indent=1))
     self.folder = folder
     return folder
 
@@ -361,13 +366,14 @@ def load(cls: DenseIndex, folder: str | Path, embedder: Embedder | None = None) 
     "An index saved by `save`; `embedder` (to embed text queries) must be the one it was built with."
     folder = Path(folder)
     if not (folder/"params.json").is_file(): raise FileNotFoundError(f"{folder}: no params.json (not a dense index, or an unfinished build)")
-    p = json.loads((folder/"params.json").read_text())
+    p = json.loads((folder/"params.json").read_bytes())
     if p.get("version") != INDEX_VERSION: raise ValueError(f"{folder}: index version {p.get('version')}, this code reads {INDEX_VERSION}; rebuild it")
     if embedder and (embedder.name, embedder.long_text) != (p["embedder"], p["long_text"]):
         raise ValueError(f"{folder} was built with {p['embedder']} ({p['long_text']}), not {embedder.name} ({embedder.long_text})")
+    check_files(folder, p.get("files"))  # a damaged file (`DamagedFiles`) is never searched as if it were whole
     v, ids = np.load(folder/"vectors.npy", allow_pickle=False), json.loads((folder/"ids.json").read_text())
     if v.shape != (len(ids), p["dim"]): raise ValueError(f"{folder}: {v.shape} vectors for {len(ids)} ids of dim {p['dim']}")
-    idx = cls(embedder, params={k: x for k, x in p.items() if k != "count"}).add(v, ids)
+    idx = cls(embedder, params={k: x for k, x in p.items() if k not in ("count", "files")}).add(v, ids)
     if idx.kind != "flat" and (folder/"faiss.index").is_file():  # the saved graph or trained index, as it was
         import faiss
         idx._faiss = faiss.read_index(str(folder/"faiss.index"))
@@ -445,11 +451,11 @@ def build_index(embedder: Embedder, # encodes the chunks
                 kind: IndexKind = "flat", # the FAISS index: "flat" (exact), "hnsw" or "ivfpq" (approximate, saved once made)
                 **settings: int | None, # the kind's settings, over `ANN_DEFAULTS[kind]`
                ) -> DenseIndex:
-    "The dense index of `chunks`: loaded when built before, else built (vectors through the cache) and saved."
+    "The dense index of `chunks`: loaded when built before (and whole), else built (vectors through the cache) and saved."
     ids, texts = [c.id for c in chunks], [c.text for c in chunks]
     root = Path(root or default_index_dir())
     folder = root/index_name(embedder, chunker_key, ids, texts, kind, **settings)
-    if (folder/"params.json").is_file(): return DenseIndex.load(folder, embedder)
+    if (folder/"params.json").is_file() and (idx := loaded_or_none(lambda: DenseIndex.load(folder, embedder), folder)) is not None: return idx
     idx = DenseIndex(embedder, chunker_key, kind=kind, **settings).index(texts, ids, cache=cache if cache is not None else VectorCache(root/"vectors"))
     idx.save(folder)
     return idx

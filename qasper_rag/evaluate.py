@@ -17,6 +17,7 @@ from .judges import JudgedSentence, agreement, gold_support, judge_name, read_la
 from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, gold_from_corpus, score_questions,
                                 aggregate_scores, write_predictions)
 from .recall import QuestionRecall, aggregate, question_recall
+from .files import append_line, atomic_write, say
 
 # %% auto #0
 __all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'answered_by', 'RunDir',
@@ -120,7 +121,11 @@ class RunDir:
         self.judge_cache = self.path/"judge_cache.jsonl"
 
     def settings(self) -> dict | None:
-        return json.loads(self.settings_path.read_text()) if self.settings_path.exists() else None
+        if not self.settings_path.exists(): return None
+        try: return json.loads(self.settings_path.read_bytes())
+        except ValueError as e:  # written whole (`files.atomic_write`): damaged only from outside
+            raise ValueError(f"{self.settings_path} is damaged ({e}); restore it, or pass --restart to start the run over "
+                             "(its records are kept beside)") from None
 
     def start(self, settings: dict, # this run's settings as run.json records them (the questions' fingerprint and limit too)
               restart: bool = False, # start over: an existing run's files are renamed aside with a timestamp, not deleted
@@ -151,24 +156,28 @@ class RunDir:
                           f"the answers from here on come from {code_name(new)} (run.json 'resumed' records where). "
                           "Pass --restart for one code throughout.", file=sys.stderr)
             if all(old.get(k) == settings.get(k) for k in INFO_KEYS): return old
-        self.settings_path.write_text(json.dumps(settings, indent=1))  # a new run, or the same run with another limit
+        atomic_write(self.settings_path, json.dumps(settings, indent=1))  # a new run, or the same run with another limit
         return settings
 
-    def records(self, repair: bool = False, # cut a torn last line off the file: only a run about to append (a reader may see a line being written)
+    def records(self, repair: bool = False, # cut a torn last line off the file, saying so: only a run about to append (a reader may see a line being written)
                ) -> list[dict]:
         "The finished questions, in the order they were written; a torn last line (a killed write, or one being written) is skipped."
         if not self.records_path.exists(): return []
         raw = self.records_path.read_bytes()
         out, good = [], 0
-        for line in raw.splitlines(keepends=True):
+        for k, line in enumerate(raw.splitlines(keepends=True), 1):
             try: d = json.loads(line)
             except ValueError: d = None
-            if d is None or not line.endswith(b"\n"):
-                if raw[good + len(line):].strip(): raise ValueError(f"{self.records_path}: a corrupt line in the middle of the file (byte {good})")
+            if not isinstance(d, dict) or not line.endswith(b"\n"):
+                if raw[good + len(line):].strip():  # whole lines follow: not a write cut short by a kill, but a damaged file
+                    raise ValueError(f"{self.records_path}: line {k} is damaged and {len(raw[good + len(line):].splitlines())} lines follow it; "
+                                     "delete that line to answer its question again, or pass --restart to start over (the records are kept beside)")
                 break
             out.append(d); good += len(line)
         if repair and good < len(raw):
             with open(self.records_path, "r+b") as f: f.truncate(good)
+            say(f"{self.records_path}: dropped its last line, cut short by an interrupted write ({len(raw) - good} bytes); "
+                f"{len(out)} answers kept, that question is answered again")
         return out
 
     def lines(self) -> list[EvalLine]:
@@ -177,10 +186,9 @@ class RunDir:
 
     def append(self, record: EvalLine | dict, # one question's line: an `EvalLine` or its `to_dict()`
               ):
-        "Append one record and push it to disk before the next question starts."
+        "Append one record and push it to disk before the next question starts (a write that fails, e.g. on a full disk, leaves no part of it)."
         d = record.to_dict() if isinstance(record, EvalLine) else record
-        with open(self.records_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n"); f.flush(); os.fsync(f.fileno())
+        append_line(self.records_path, json.dumps(d, ensure_ascii=False))
 
 # %% ../nbs/17_evaluate.ipynb #537d2cc0
 def judge_answer(record: AnswerRecord, # the answer record of one question
@@ -279,11 +287,17 @@ def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
     run.start({**settings, "questions": questions_fingerprint(corpus), "limit": limit}, restart, answers=restart or any(q.id not in have for _, q in items))
     done = {r["question_id"] for r in run.records(repair=True)}
     todo = [(p, q) for p, q in items if q.id not in done]
+    kept = len(items) - len(todo)
+    if kept and todo: say(f"{run.path}: resuming the run: {kept} of {len(items)} questions already answered, {len(todo)} to go")
     t_start = time.perf_counter()
     bar = tqdm(total=len(items), initial=len(items) - len(todo), desc=f"eval [{settings.get('config')}]", disable=not progress, unit="q")
     lines = (_answer_line(answerer, judge, p, q) for p, q in todo) if concurrency == 1 else _concurrent_lines(answerer, judge, todo, concurrency)
     for line in lines:
-        run.append(line)
+        try: run.append(line)
+        except OSError as e:  # a full disk: every answer before this one is whole on disk
+            raise OSError(e.errno, f"{run.records_path}: cannot append the answer to question {line.question_id} ({e.strerror or e}); the {kept} "
+                          "answers before it are kept: free some space, then run the same command again to resume after them") from e
+        kept += 1
         bar.update(1); bar.set_postfix_str(f"{line.seconds:.0f} s/q")
     bar.close()
     if reference_labels and judge is not None: check_reference_labels(run, judge, reference_labels, settings.get("data"), progress)
@@ -310,7 +324,7 @@ def check_reference_labels(run: RunDir, # the run folder; reference_labels.json 
     r = check_labels(items, judge, {i.item_id: groups[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in groups}, progress)
     r.pop("verdicts"); r.pop("details")  # per-item labels stay in the label file: a run folder is committed, the labels never are
     r["labels"] = str(path)
-    (run.path/"reference_labels.json").write_text(json.dumps(r, indent=1))
+    atomic_write(run.path/"reference_labels.json", json.dumps(r, indent=1))
     return r
 
 # %% ../nbs/17_evaluate.ipynb #e748c80b
@@ -410,13 +424,24 @@ def finish_run(out: str | Path, # the run folder
     human = read_labels(labels) if labels else None
     m = run_metrics(lines, corpus, qids, human)
     if (run.path/"reference_labels.json").exists(): m["kappa"]["judge_vs_reference_labels"] = json.loads((run.path/"reference_labels.json").read_text())
-    prev = json.loads((run.path/"metrics.json").read_text()).get("run", {}) if (run.path/"metrics.json").exists() else {}
+    prev = _previous_run(run.path/"metrics.json")
     m["run"] = {**settings, "wall_s": round((prev.get("wall_s") or 0) + (wall_s or 0), 1), "sessions": prev.get("sessions", 0) + (wall_s is not None),
                 "peak_rss_mb": max(prev.get("peak_rss_mb") or 0, _peak_rss_mb()), "human_labels": str(labels) if labels else None}  # the file behind this kappa (none without labels)
     wanted = set(qids)
-    write_predictions(run.path/"predictions.jsonl", run_predictions(l for l in lines if l.question_id in wanted))
-    (run.path/"metrics.json").write_text(json.dumps(m, indent=1))
+    try:  # each file whole or not at all: a full disk leaves the last ones as they were
+        write_predictions(run.path/"predictions.jsonl", run_predictions(l for l in lines if l.question_id in wanted))
+        atomic_write(run.path/"metrics.json", json.dumps(m, indent=1))
+    except OSError as e:
+        raise OSError(e.errno, f"{run.path}: cannot write predictions.jsonl and metrics.json ({e.strerror or e}); the {len(lines)} answers "
+                      "in records.jsonl are whole: free some space, then run the same command again to write them") from e
     return m
+
+def _previous_run(path: Path) -> dict:
+    "The `run` part of an earlier metrics.json (its wall time and sessions add up); {} when there is none or it is damaged."
+    if not path.exists(): return {}
+    try: return json.loads(path.read_bytes()).get("run", {})
+    except (ValueError, AttributeError):
+        say(f"{path} was damaged: it is written again from the records (the run's earlier wall time and sessions are lost)"); return {}
 
 # %% ../nbs/17_evaluate.ipynb #f1547869
 def compare_runs(before: Sequence[EvalLine | Mapping], # the earlier run's records

@@ -6,13 +6,14 @@ Docs: https://qasper-rag.github.io/qasper_rag/generate.html.md"""
 
 # %% ../nbs/12_generate.ipynb #9f1cd356
 from __future__ import annotations
-import json, math, os, socket, subprocess, sys, tempfile, threading, time
+import json, math, os, re, socket, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlsplit
 from .env import env
+from .files import append_line, read_jsonl, say
 import numpy as np
 import requests
 from fastcore.basics import patch
@@ -112,18 +113,21 @@ def yes_no_probability(top: dict[str, float] | Sequence[tuple[str, float]], # fi
 
 # %% ../nbs/12_generate.ipynb #83298411
 class ProbabilityCache:
-    "Probabilities by key, kept in a JSON-lines file when `path` is given (appended; a torn line is skipped)."
+    "Probabilities by key, kept in a JSON-lines file when `path` is given (appended; a damaged or torn line is skipped, saying so)."
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else None
         self._p: dict[str, float] = {}
         self._lock = threading.Lock()  # threads of a concurrent evaluation share one cache file
         self._newline = False  # the file ends without a newline (a torn last line): start the next record on a new line
+        self._unwritable = False  # a write failed (a full disk): said once, then scores are kept in memory only
         if self.path and self.path.exists():
-            text = self.path.read_text(encoding="utf-8")
-            self._newline = bool(text) and not text.endswith("\n")
-            for line in text.splitlines():
-                try: d = json.loads(line); self._p[str(d["key"])] = float(d["p"])
-                except (ValueError, KeyError, TypeError): continue
+            rows, bad, self._newline = read_jsonl(self.path)
+            for d in rows:
+                try: self._p[str(d["key"])] = float(d["p"])
+                except (KeyError, TypeError, ValueError): bad.append(0)  # JSON, but not a cache record
+            if bad or self._newline:
+                say(f"{self.path}: skipped {len(bad) + self._newline} damaged line(s){' (the last one cut short)' if self._newline else ''}; "
+                    f"kept {len(self._p)} scores, the others are computed again")
     def __len__(self) -> int: return len(self._p)
     def __contains__(self, key: str) -> bool: return key in self._p
     def get(self, key: str, # the key it was `put` under (e.g. a hash of the model and its prompt)
@@ -134,11 +138,14 @@ class ProbabilityCache:
         "Remember `p` under `key` (and append it to the file)."
         with self._lock:
             self._p[key] = p = float(p)
-            if self.path:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with open(self.path, "a", encoding="utf-8") as f:
-                    f.write(("\n" if self._newline else "") + json.dumps({"key": key, "p": p}) + "\n")
-                self._newline = False
+            if self.path and not self._unwritable:
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    append_line(self.path, ("\n" if self._newline else "") + json.dumps({"key": key, "p": p}), sync=False)
+                    self._newline = False
+                except OSError as e:  # a cache that cannot be written still answers from memory
+                    self._unwritable = True
+                    say(f"{self.path}: cannot append to the cache ({e}); this session's scores are kept in memory only")
         return p
 
 # %% ../nbs/12_generate.ipynb #d8704c4d
@@ -355,7 +362,7 @@ def last_timings(self: LlamaCppGenerator) -> dict:
 ENV_BASE_URL, ENV_MODEL, ENV_API_KEY = "QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"
 START_SERVER_HINT = ("start one, e.g. `vllm serve meta-llama/Llama-3.1-8B-Instruct --port 8000` (GPU) or "
                      "`python -m llama_cpp.server --model <file.gguf> --host 127.0.0.1 --port 8000` (CPU), "
-                     f"and pass its URL or set ${ENV_BASE_URL}")
+                     f"and pass its URL (--generator openai:<model>@<url>) or set ${ENV_BASE_URL}")
 
 def normalize_base_url(url: str) -> str:
     "`http://host:port` becomes `http://host:port/v1`; a URL with a path is kept (without a trailing slash)."
@@ -412,6 +419,16 @@ def _session(self: OpenAIGenerator) -> requests.Session:
         if self.api_key: s.headers["Authorization"] = f"Bearer {self.api_key}"
     return s
 
+def _unreachable(e: requests.exceptions.ConnectionError) -> str:
+    "Why a connection failed, in words (urllib3's message nests the repr of its connection objects)."
+    text = str(e)
+    if isinstance(e, requests.exceptions.ConnectTimeout) or "timed out" in text: return "the connection timed out: no answer from that host"
+    if "Connection refused" in text: return "connection refused: nothing listens on that port"
+    if re.search(r"Name or service not known|nodename nor servname|Failed to resolve|getaddrinfo failed|Temporary failure in name resolution", text):
+        return "the host name cannot be resolved"
+    if (m := re.search(r"\[Errno -?\d+\] ([^'\")\]]+)", text)): return m[1].strip().rstrip(".")
+    return type(e).__name__
+
 @patch
 def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = None, allow: tuple[int, ...] = ()) -> requests.Response:
     "An HTTP call with retries on connection errors, 429 and 5xx; other 4xx raise unless in `allow`."
@@ -421,7 +438,7 @@ def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = N
         except requests.exceptions.ReadTimeout:
             raise GeneratorError(f"{url} gave no answer within {self.timeout}s: raise `timeout` (a long generation on a busy server takes time)") from None
         except requests.exceptions.ConnectionError as e:
-            last, unreachable, wait = f"{type(e).__name__}: {str(e)[:200]}", True, self.backoff * 2 ** attempt
+            last, unreachable, wait = _unreachable(e), True, self.backoff * 2 ** attempt
         else:
             if r.status_code < 400 or r.status_code in allow: return r
             if r.status_code != 429 and r.status_code < 500:
@@ -431,7 +448,7 @@ def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = N
             except ValueError: wait = self.backoff * 2 ** attempt
         if attempt < self.retries: time.sleep(wait)
     tries = f"{self.retries + 1} tr{'y' if self.retries == 0 else 'ies'}"
-    if unreachable: raise GeneratorUnavailable(f"cannot reach the LLM server at {url} ({last}; {tries}). Is it running? {START_SERVER_HINT}")
+    if unreachable: raise GeneratorUnavailable(f"cannot reach the LLM server at {url} ({last}; {tries}). Is it running? If not, {START_SERVER_HINT}")
     raise GeneratorError(f"{method} {url} kept failing ({last}; {tries})")
 
 @patch

@@ -6,14 +6,15 @@ Docs: https://qasper-rag.github.io/qasper_rag/library.html.md"""
 
 # %% ../nbs/19_library.ipynb #f610b85e
 from __future__ import annotations
-import dataclasses, datetime, hashlib, json, os, re
+import contextlib, dataclasses, datetime, hashlib, json, os, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 import numpy as np
 from fastcore.basics import patch
-from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError
+from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError, check_question
 from .chunking import chunk_paper_id
+from .files import atomic_write, folder_lock, lock_holder, say, stale_temps
 
 # %% auto #0
 __all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
@@ -85,12 +86,13 @@ def source_hash(path: str | Path) -> str:
 
 def read_source(path: str | Path, # a PDF, a LaTeX source or a QASPER file
                 kind: str | None = None, # its kind (None: `source_kind`)
+                password: str = "", # the user password of an encrypted PDF (`qasper-rag add --password`)
                ) -> list[Paper]:
     "The papers a source holds (one for a PDF or a LaTeX source)."
     kind = kind or source_kind(path)
     if kind == "pdf":
         from qasper_rag.pdf import load_pdf
-        return [load_pdf(path)]
+        return [load_pdf(path, password=password)]
     if kind == "tex":
         from qasper_rag.tex import load_tex
         return [load_tex(path)]
@@ -115,9 +117,15 @@ def _safe_id(pid: str) -> str: return re.sub(r"[^\w.\-]+", "_", pid)
 class Added:
     "What `Library.add` did with one source."
     path: str
-    status: str  # added, updated, unchanged or failed
+    status: str  # added, updated, unchanged, duplicate (the same bytes as a source already in) or failed
     papers: list[str] = field(default_factory=list)  # ids of the papers it holds
     message: str = ""  # why it failed, or what changed
+
+_OWN = {".lock", "papers", "cache", MANIFEST, MANIFEST + ".bak"}  # what a library folder holds (an interrupted first add leaves some of it)
+
+def _not_a_folder(root: Path) -> LibraryError:
+    return LibraryError(f"{root} is a file, not a folder: --library takes a library folder (`qasper-rag add PATH... --library DIR` "
+                        f"makes one in a new folder DIR, e.g. --library {root.parent / 'library'})")
 
 class Library:
     "A folder of papers (PDFs, LaTeX sources, QASPER files) indexed once for questions across them."
@@ -126,18 +134,18 @@ class Library:
                  retrieval: str = "open-domain", # the retrieval preset its indexes use (kept in the manifest)
                 ):
         self.root = Path(root).expanduser()
-        m = self.root / MANIFEST
-        if m.is_file():
-            self.manifest = json.loads(m.read_text())
-            if self.manifest.get("format") != FORMAT:
-                raise LibraryError(f"{self.root}: library format {self.manifest.get('format')!r}, this version reads {FORMAT}; add the papers to a new library")
+        if self.root.exists() and not self.root.is_dir(): raise _not_a_folder(self.root)
+        self.manifest, self._corpus = self._read_manifest(), None
+        if self.manifest is not None: self._check_papers()
         elif create:
-            if self.root.exists() and any(self.root.iterdir()):
+            left = [p.name for p in self.root.iterdir()] if self.root.is_dir() else []
+            if any(n not in _OWN and not (n.startswith(".") and n.endswith(".tmp")) for n in left) or (left and ".lock" not in left):
                 raise LibraryError(f"{self.root}: a folder with files but no {MANIFEST}, so not a library; choose an empty or new folder")
+            if left and lock_holder(self.root) is None:  # (while another process holds the lock, it is still being made)
+                say(f"{self.root}: a library whose first add was interrupted (no {MANIFEST} yet): starting it afresh")
             self.manifest = {"format": FORMAT, "created": _now(), "retrieval": retrieval, "sources": {}, "papers": {}}
         else:
             raise LibraryError(f"{self.root}: not a library (no {MANIFEST}); make one with: qasper-rag add PATH... --library {self.root}")
-        self._corpus = None
 
     def __repr__(self) -> str: return f"Library({self.root}, {len(self.manifest['papers'])} papers from {len(self.manifest['sources'])} sources)"
     def __len__(self) -> int: return len(self.manifest["papers"])
@@ -145,21 +153,28 @@ class Library:
     @property
     def paper_ids(self) -> list[str]: return sorted(self.manifest["papers"])
 
+    def lock(self):
+        "The library's writer lock (`files.folder_lock`): one process at a time changes it; a second waits, saying for whom."
+        return folder_lock(self.root, f"the library {self.root}")
+
     def save(self):
-        "Write the manifest atomically (a crash leaves the old one or the new one, never half of one)."
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.root / (MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(self.manifest, indent=1, ensure_ascii=False) + "\n")
-        os.replace(tmp, self.root / MANIFEST)
+        "Write the manifest whole (`files.atomic_write`), the one it replaces kept as manifest.json.bak."
+        m = self.root / MANIFEST
+        if m.is_file(): atomic_write(self.root / (MANIFEST + ".bak"), m.read_bytes())
+        atomic_write(m, json.dumps(self.manifest, indent=1, ensure_ascii=False) + "\n")
 
     def paper(self, pid: str, # a paper's id (`qasper-rag add` prints them)
              ) -> Paper:
-        "One paper of the library (an unknown id: `LibraryError` listing the known ones)."
+        "One paper of the library (an unknown id: `LibraryError` listing the known ones; a damaged file: `LibraryError` after forgetting it)."
         if pid not in self.manifest["papers"]:
             known = ", ".join(self.paper_ids[:10]) + (f" ... ({len(self)} in all)" if len(self) > 10 else "")
             raise LibraryError(f"paper {pid!r} is not in the library {self.root}; its papers: {known or 'none'} "
                                f"(qasper-rag library {self.root} lists them with their titles)")
-        return paper_from_dict(json.loads((self.root / "papers" / f"{_safe_id(pid)}.json").read_text()))
+        try: return paper_from_dict(json.loads((self.root / "papers" / f"{_safe_id(pid)}.json").read_bytes()))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            src = self._forget(lambda: [pid] if pid in self.manifest["papers"] else [], f"its file cannot be read ({type(e).__name__}: {e})")
+            raise LibraryError(f"{self.root}: paper {pid} was damaged and is removed from the library; add its source again: "
+                               f"qasper-rag add {' '.join(src)} --library {self.root}") from None
 
     def corpus(self) -> QasperCorpus:
         "Every paper of the library (read once)."
@@ -171,6 +186,81 @@ class Library:
     @property
     def cache_dir(self) -> Path: return self.root / "cache"
 
+# %% ../nbs/19_library.ipynb #02bcfe3e
+def _manifest_or_none(path: Path) -> dict | None:
+    "The manifest in `path`, or None when it cannot be read as one."
+    try: d = json.loads(path.read_bytes())
+    except (OSError, ValueError): return None
+    return d if isinstance(d, dict) and isinstance(d.get("papers"), dict) and isinstance(d.get("sources"), dict) else None
+
+@patch
+def _read_manifest(self: Library) -> dict | None:
+    "The manifest on disk (None: none yet); a damaged one is replaced by the copy kept before the last change, saying so."
+    m, bak = self.root / MANIFEST, self.root / (MANIFEST + ".bak")
+    if not m.is_file(): return None
+    if (d := _manifest_or_none(m)) is None:
+        if (d := _manifest_or_none(bak)) is None:
+            raise LibraryError(f"{m} is damaged and no earlier copy of it can be read; add the sources to a new library: "
+                               "qasper-rag add PATH... --library NEW_DIR")
+        with self.lock(): atomic_write(m, bak.read_bytes())
+        say(f"{m} was damaged: restored the copy kept before the last change ({len(d['papers'])} papers); add the last sources added again")
+    if d.get("format") != FORMAT:
+        raise LibraryError(f"{self.root}: library format {d.get('format')!r}, this version reads {FORMAT}; add the papers to a new library")
+    return d
+
+@patch
+def _reload(self: Library):
+    "Read the manifest again: another writer may have changed it while this one waited for the lock."
+    if (d := self._read_manifest()) is not None and d != self.manifest: self.manifest, self._corpus = d, None
+
+@patch
+def _damaged(self: Library) -> list[str]:
+    "Ids of the papers whose file is missing or not of the size recorded when it was written (no file is read)."
+    sizes = {}
+    with contextlib.suppress(FileNotFoundError), os.scandir(self.root / "papers") as it:
+        for e in it:
+            with contextlib.suppress(OSError): sizes[e.name] = e.stat().st_size
+    return [i for i, m in self.manifest["papers"].items() if (n := sizes.get(f"{_safe_id(i)}.json")) is None or m.get("bytes", n) != n]
+
+@patch
+def _forget(self: Library, find, # () -> the ids still to forget, asked again under the lock (a writer may have fixed them)
+            why: str, # what is wrong with them, for the message
+           ) -> list[str]:
+    "Remove damaged papers and their sources' entries from the manifest, saying which sources to add again (they are read again then)."
+    with self.lock():
+        self._reload()
+        if not (ids := find()): return []
+        srcs = sorted({self.manifest["papers"][i]["source"] for i in ids})
+        for i in ids: self.manifest["papers"].pop(i)
+        for k in srcs: self.manifest["sources"].pop(k, None)
+        self.save(); self._corpus = None
+    paths = [str(self._path(k)) for k in srcs]
+    say(f"{self.root}: removed {len(ids)} damaged paper(s) from the library ({', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}): {why}; "
+        f"to bring them back: qasper-rag add {' '.join(paths)} --library {self.root}")
+    return paths
+
+@patch
+def _check_papers(self: Library):
+    "Forget the papers whose files are missing or cut short (a crash, a file deleted by hand)."
+    if self._damaged(): self._forget(self._damaged, "a file missing or cut short")
+
+@patch
+def _tidy(self: Library):
+    "Remove the temporary files a killed writer left (`files.stale_temps`); only under the lock."
+    left = stale_temps(self.root) + stale_temps(self.root / "papers")
+    for f in left: f.unlink(missing_ok=True)
+    if left: say(f"{self.root}: removed {len(left)} unfinished file(s) an interrupted change left")
+
+@patch
+def _key(self: Library, path: str | Path) -> str:
+    "How the manifest names a source: relative to the library when inside it (the two move together), else its absolute path."
+    p = Path(path).expanduser().resolve()
+    try: return p.relative_to(self.root.resolve()).as_posix()
+    except ValueError: return str(p)
+
+@patch
+def _path(self: Library, key: str) -> Path: return Path(key) if Path(key).is_absolute() else self.root / key
+
 # %% ../nbs/19_library.ipynb #ebbecfdf
 def _unique_id(self: Library, pid: str, source: str) -> str:
     "`pid`, or `pid-2`, `pid-3`, ... when another source holds it."
@@ -179,47 +269,66 @@ def _unique_id(self: Library, pid: str, source: str) -> str:
         k += 1; cand = f"{pid}-{k}"
     return cand
 
-def _drop_papers(self: Library, ids: Iterable[str]):
-    for i in ids:
-        self.manifest["papers"].pop(i, None)
-        (self.root / "papers" / f"{_safe_id(i)}.json").unlink(missing_ok=True)
+@patch
+def _moved_or_copy(self: Library, same: str, # the key of the source already holding these bytes
+                   src: str, # the key of the path being added
+                   shown: str, # that path, absolute
+                  ) -> Added:
+    "A source whose bytes another source already has: that source moved here (its path is gone), or a copy under a second name."
+    prev, ids = self._path(same), self.manifest["sources"][same]["papers"]
+    if prev.exists() and prev.resolve() != Path(shown):
+        return Added(shown, "duplicate", ids, f"the same bytes as {prev}, already in the library as {', '.join(ids)}: not added again")
+    self.manifest["sources"][src] = self.manifest["sources"].pop(same)
+    for i in ids: self.manifest["papers"][i]["source"] = src
+    self.save()
+    return Added(shown, "unchanged", ids, f"moved from {prev}")
+
+@patch
+def _add_one(self: Library, path: Path, chunker, password: str = "") -> Added:
+    "Add one source: its papers' files first, then the manifest naming them, then the files it no longer names."
+    src, shown = self._key(path), str(Path(path).expanduser().resolve())
+    try:
+        kind, h = source_kind(path), source_hash(path)
+        old = self.manifest["sources"].get(src)
+        if old and old["sha256"] == h: return Added(shown, "unchanged", old["papers"])
+        same = next((k for k, m in self.manifest["sources"].items() if m["sha256"] == h and k != src), None)
+        if same is not None and not old: return self._moved_or_copy(same, src, shown)
+        papers = read_source(path, kind, password)
+        if not papers: raise LibraryError(f"{shown}: no papers in it")
+    except Exception as e:  # one bad source does not stop the others; the row says why
+        return Added(shown, "failed", [], f"{type(e).__name__}: {e}")
+    ids = []
+    for p in papers:
+        pid = _unique_id(self, p.id, src)
+        if pid != p.id: p = dataclasses.replace(p, id=pid, questions=tuple(dataclasses.replace(q, paper_id=pid) for q in p.questions))
+        text = json.dumps(paper_to_dict(p), ensure_ascii=False)
+        atomic_write(self.root / "papers" / f"{_safe_id(pid)}.json", text)
+        self.manifest["papers"][pid] = {"title": p.title, "source": src, "kind": kind, "sha256": h, "bytes": len(text.encode()),
+                                        "stats": paper_stats(p, len(chunker(p)))}
+        ids.append(pid)
+    gone = [i for i in (old or {}).get("papers", []) if i not in ids]
+    for i in gone: self.manifest["papers"].pop(i, None)
+    self.manifest["sources"][src] = {"kind": kind, "sha256": h, "papers": ids, "added": (old or {}).get("added", _now()), "updated": _now()}
+    self.manifest["updated"] = _now(); self.save(); self._corpus = None
+    for i in gone: (self.root / "papers" / f"{_safe_id(i)}.json").unlink(missing_ok=True)
+    renamed = [f"{p.id} -> {i}" for p, i in zip(papers, ids) if p.id != i]
+    return Added(shown, "updated" if old else "added", ids, ("ids taken by other sources: " + ", ".join(renamed)) if renamed else "")
 
 @patch
 def add(self: Library, paths: Sequence[str | Path], # PDFs, LaTeX sources (.tex, .tar.gz, folders) or QASPER files
         progress: bool = True, # show a progress bar
         chunker=None, # the chunker the papers' statistics count chunks with (None: the library retrieval preset's)
+        password: str = "", # the user password of the encrypted PDFs among them
        ) -> list[Added]:
-    "Read each source unless its bytes are unchanged, store its papers, and save the manifest after each source."
+    "Read each source unless its bytes are unchanged (or already in under another name), store its papers, and save the manifest after each source; under the library's lock."
     from qasper_rag.chunking import QasperChunker
     from qasper_rag.retrieval import get_config
     from tqdm.auto import tqdm
-    chunker = chunker or QasperChunker(get_config(self.manifest["retrieval"]).chunker)
-    out = []
-    for path in tqdm(expand_sources(paths), desc="adding papers", unit="source", disable=not progress):
-        src = str(Path(path).expanduser().resolve())
-        try:
-            kind, h = source_kind(src), source_hash(src)
-            old = self.manifest["sources"].get(src)
-            if old and old["sha256"] == h: out.append(Added(src, "unchanged", old["papers"])); continue
-            papers = read_source(src, kind)
-            if not papers: raise LibraryError(f"{src}: no papers in it")
-        except Exception as e:  # one bad source does not stop the others; the row says why
-            out.append(Added(src, "failed", [], f"{type(e).__name__}: {e}")); continue
-        if old: _drop_papers(self, old["papers"])
-        ids = []
-        (self.root / "papers").mkdir(parents=True, exist_ok=True)
-        for p in papers:
-            pid = _unique_id(self, p.id, src)
-            if pid != p.id: p = dataclasses.replace(p, id=pid, questions=tuple(dataclasses.replace(q, paper_id=pid) for q in p.questions))
-            (self.root / "papers" / f"{_safe_id(pid)}.json").write_text(json.dumps(paper_to_dict(p), ensure_ascii=False))
-            self.manifest["papers"][pid] = {"title": p.title, "source": src, "kind": kind, "sha256": h,
-                                            "stats": paper_stats(p, len(chunker(p)))}
-            ids.append(pid)
-        self.manifest["sources"][src] = {"kind": kind, "sha256": h, "papers": ids, "added": (old or {}).get("added", _now()), "updated": _now()}
-        renamed = [f"{p.id} -> {i}" for p, i in zip(papers, ids) if p.id != i]
-        out.append(Added(src, "updated" if old else "added", ids, ("ids taken by other sources: " + ", ".join(renamed)) if renamed else ""))
-        self.manifest["updated"] = _now(); self.save(); self._corpus = None
-    if not self.manifest["sources"]: self.save()  # an empty library is still a library
+    with self.lock():
+        self._reload(); self._tidy()
+        chunker = chunker or QasperChunker(get_config(self.manifest["retrieval"]).chunker)
+        out = [self._add_one(p, chunker, password) for p in tqdm(expand_sources(paths), desc="adding papers", unit="source", disable=not progress)]
+        if not (self.root / MANIFEST).is_file(): self.save()  # an empty library is still a library
     return out
 
 # %% ../nbs/19_library.ipynb #c471b4ac
@@ -232,13 +341,15 @@ def _retriever(self: Library, config=None, scope: str = "corpus", **kw):
 
 @patch
 def index(self: Library) -> dict:
-    "Build (or load) the library's indexes; returns what they hold."
+    "Build (or load) the library's indexes under its lock (a damaged index file is found by its recorded hash and built again); returns what they hold."
     import time
-    t0 = time.perf_counter()
-    pool = self._retriever().pool()
-    info = {"chunks": len(pool.ids), "papers": len(self), "seconds": round(time.perf_counter() - t0, 2)}
-    self.manifest["index"] = {"chunks": info["chunks"], "retrieval": self.manifest["retrieval"], "built": _now()}
-    self.save()
+    with self.lock():
+        self._reload()
+        t0 = time.perf_counter()
+        pool = self._retriever().pool()
+        info = {"chunks": len(pool.ids), "papers": len(self), "seconds": round(time.perf_counter() - t0, 2)}
+        self.manifest["index"] = {"chunks": info["chunks"], "retrieval": self.manifest["retrieval"], "built": _now()}
+        self.save()
     return info
 
 # %% ../nbs/19_library.ipynb #0df8db8f
@@ -402,7 +513,7 @@ class LibraryAnswerer:
             paper_id: str | None = None, # answer from this paper (None: route)
            ):
         "The answer record (its `notice` says when the route was ambiguous) and the route (None when `paper_id` was given)."
-        if not (question or "").strip(): raise ValueError('the question is empty: pass the question, e.g. qasper-rag ask --library DIR "What is the seed lexicon?"')
+        check_question(question, 'qasper-rag ask --library DIR "What is the seed lexicon?"')
         route = None if paper_id else self.router.route(question)
         ids = [paper_id] if paper_id else route.candidates(self.papers if route.ambiguous else 1)
         papers = [self.library.paper(i) for i in ids]

@@ -171,13 +171,11 @@ def read_predictions(path: str | Path) -> dict[str, Prediction]:
 def write_predictions(path: str | Path, # the JSONL file to write (its folder is created)
                       preds: Mapping[str, Prediction | Mapping], # question id -> `Prediction` or a dict (`as_prediction`)
                      ) -> Path:
-    "Write predictions in the official JSONL format, one line per question."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        for qid, p in preds.items():
-            p = as_prediction(p)
-            f.write(json.dumps({"question_id": qid, "predicted_answer": p.answer, "predicted_evidence": list(p.evidence)}, ensure_ascii=False) + "\n")
-    return path
+    "Write predictions in the official JSONL format, one line per question (the file whole or not at all: `files.atomic_write`)."
+    from qasper_rag.files import atomic_write
+    rows = ((qid, as_prediction(p)) for qid, p in preds.items())
+    return atomic_write(path, "".join(json.dumps({"question_id": qid, "predicted_answer": p.answer, "predicted_evidence": list(p.evidence)},
+                                                 ensure_ascii=False) + "\n" for qid, p in rows))
 
 # %% ../nbs/15_metrics.ipynb #a56a73cd
 @runtime_checkable

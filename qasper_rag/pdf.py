@@ -49,14 +49,17 @@ def _open_pages(path: Path, password: str) -> list:
     from pdfminer.psparser import PSException
     try: return list(extract_pages(path, password=password, laparams=LAParams()))
     except PDFPasswordIncorrect:
-        raise PdfError(f"{path}: the PDF is encrypted and {'the password given is wrong' if password else 'needs a password'}; "
-                       "pass load_pdf(path, password=...), or save a copy without the password "
-                       "(e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`) and load that") from None
+        raise PdfError(f"{path}: the PDF is encrypted and {'the password given is wrong' if password else 'needs a password'}: "
+                       f"pass {'the right one' if password else 'it'} with --password PW (qasper-rag ask --pdf, add, chunks) or "
+                       "load_pdf(path, password=PW) in Python; or save a copy without the password "
+                       "(e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`) and use that") from None
     except PDFEncryptionError as e:
         raise PdfError(f"{path}: the PDF is encrypted in a way that cannot be read here ({e}); save a copy without "
                        "encryption (e.g. `qpdf --decrypt in.pdf out.pdf`) and load that") from None
     except (PDFSyntaxError, PSException) as e:
         raise PdfError(f"{path}: the PDF is damaged and cannot be parsed ({type(e).__name__}: {e}); download it again") from None
+    except Exception as e:  # a damaged stream fails deep inside pdfminer in many ways (ValueError, KeyError, TypeError, ...)
+        raise PdfError(f"{path}: the PDF is damaged and cannot be read ({type(e).__name__}: {e}); download it again") from None
 
 # %% ../nbs/03b_pdf.ipynb #4d4bd954
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|medi|cmbx|[-,]bd\b", re.I)
@@ -479,6 +482,8 @@ def parse_pdf(path: str | Path, # a PDF with a text layer (born digital, not sca
     "Read a paper from a PDF: the `Paper` (title, abstract, sections, captions) and what was kept apart (references, headers)."
     path = Path(path)
     lines, dropped, columns = layout_lines(*read_lines(path, password))
+    if not lines: raise PdfError(f"{path}: its only text is in the page margins (running headers, footers, page numbers): "
+                                 "no body text to read; pass the paper's PDF, with a text layer")
     body = body_size(lines)
     title = find_title(lines, body)
     rest = [l for l in lines if l not in title]

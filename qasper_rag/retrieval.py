@@ -20,6 +20,7 @@ from .chunking import ChunkerConfig, ChunkedPaper, QasperChunker
 from .packing import Context, pack, rrf
 from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance
 from .tokens import load_tokenizer
+from .files import loaded_or_none
 
 # %% auto #0
 __all__ = ['PRESETS', 'Stage', 'STAGES', 'HYDE_PROMPT', 'RetrievalConfig', 'get_config', 'PaperIndex', 'Ranking', 'Retrieval',
@@ -415,7 +416,8 @@ def pool(self: Retriever) -> PaperIndex:
     """One index over the chunks of every paper of `self.corpus`, built once and saved under `cache_dir/indexes`:
     the dense part by `dense.build_index` and the BM25 part by `BM25Index.save`, each in a folder named by its
     settings and a hash of the chunks (a `params.json` describes it), so a later run over the same papers loads
-    them and any change of papers, chunker or model builds new ones (chunk vectors still come from the cache)."""
+    them and any change of papers, chunker or model builds new ones (chunk vectors still come from the cache); a saved index
+    whose files differ from what its `params.json` recorded is said and built again."""
     if self._pool is None:
         if self.corpus is None: raise ValueError("open-domain retrieval (scope='corpus') needs Retriever(..., corpus=...)")
         pool = ChunkPool([ChunkedPaper(p, self.chunker(p)) for p in self.corpus])
@@ -425,8 +427,8 @@ def pool(self: Retriever) -> PaperIndex:
             from qasper_rag.bm25 import BM25Index
             docs = hashlib.sha1("\n".join(f"{i}\t{t}" for i, t in zip(ids, texts)).encode()).hexdigest()[:12]
             folder = root/f"bm25-{key}-{docs}"
-            bm = BM25Index.load(folder) if (folder/"params.json").is_file() else BM25Index().index(texts, ids)
-            if not (folder/"params.json").is_file(): bm.save(folder)
+            bm = loaded_or_none(lambda: BM25Index.load(folder), folder) if (folder/"params.json").is_file() else None
+            if bm is None: bm = BM25Index().index(texts, ids); bm.save(folder)  # new, or damaged (said): built again
         if self.embedder is not None:
             from qasper_rag.dense import VectorCache, build_index
             dense = build_index(self.embedder, pool.chunks, key, root, VectorCache(self.cache_dir/"vectors"), kind=self.config.dense_index)

@@ -6,7 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/tex.html.md"""
 
 # %% ../nbs/03d_tex.ipynb #acc25edd
 from __future__ import annotations
-import gzip, io, posixpath, re, tarfile
+import gzip, io, posixpath, re, tarfile, zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Iterator
@@ -54,10 +54,14 @@ def read_source(path: str | Path, # a folder, a .tar/.tar.gz/.tgz (an arXiv e-pr
     data = path.read_bytes()
     if data[:2] == b"\x1f\x8b":
         try: data = gzip.decompress(data)
-        except (OSError, EOFError) as e: raise TexError(f"{path}: a damaged gzip file ({e}); download it again") from None
+        except (OSError, EOFError, zlib.error) as e: raise TexError(f"{path}: a damaged gzip file ({e}); download it again") from None
     if data[:4] == b"%PDF": raise TexError(f"{path}: a PDF, not a LaTeX source; read it with qasper_rag.pdf.load_pdf (or --pdf)")
-    if tarfile.is_tarfile(io.BytesIO(data)): return _tar_files(data), None
-    if path.suffix.lower() == ".tex": return _Folder(path.parent), path.name
+    if tarfile.is_tarfile(io.BytesIO(data)):
+        try: return _tar_files(data), None
+        except (tarfile.TarError, EOFError, OSError, zlib.error) as e: raise TexError(f"{path}: a damaged tar archive ({e}); download it again") from None
+    if path.suffix.lower() == ".tex":
+        if _text(data) is None: raise TexError(f"{path}: binary data, not LaTeX text (a NUL byte near its start); pass the paper's .tex source")
+        return _Folder(path.parent), path.name
     if (t := _text(data)) is None: raise TexError(f"{path}: neither a .tex file nor a tar archive; pass an arXiv source")
     name = re.sub(r"\.gz$", "", path.name, flags=re.I)
     return {name if name.lower().endswith(".tex") else name + ".tex": t}, None

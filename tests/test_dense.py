@@ -220,7 +220,9 @@ def test_dense_index_save_load(tmp_path):
     idx = DenseIndex(e, "t500-o10-minilm").index(TEXTS, ["p:a", "p:b", "p:c", "q:a"])
     idx.save(tmp_path / "i")
     params = json.loads((tmp_path / "i" / "params.json").read_text())
+    files = params.pop("files")  # each file's size and SHA-256, checked before the index is used
     assert params == {"version": 1, "embedder": "bow64", "dim": 64, "long_text": "mean", "chunker": "t500-o10-minilm", "count": 4}
+    assert sorted(files) == ["ids.json", "vectors.npy"] and files["vectors.npy"]["bytes"] == (tmp_path / "i" / "vectors.npy").stat().st_size
     assert json.loads((tmp_path / "i" / "ids.json").read_text()) == ["p:a", "p:b", "p:c", "q:a"]
     assert np.load(tmp_path / "i" / "vectors.npy", allow_pickle=False).shape == (4, 64)
     back = DenseIndex.load(tmp_path / "i", e)
