@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps tex-deps demo report bench library library-answers adapt adapt-page short-baseline sync-check clean-venv
+.PHONY: setup models test test-nbs test-py browser-deps tex-deps pdf-deps demo report bench library library-answers adapt adapt-page short-baseline sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -53,7 +53,14 @@ browser-deps:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { echo "installing chromium and chromium-driver (Debian) for the browser test ..."; \
 	  apt-get update -qq && apt-get install -y -qq chromium chromium-driver; }
 
-test-py: browser-deps
+# born-digital PDFs the project did not make, for the PDF reader's test (tests/test_pdf_debian.py): LaTeX manuals of three
+# Debian documentation packages (under 6 MB together, no dependencies)
+PDF_DOCS := /usr/share/doc/libsuitesparse-dev/ldl_userguide.pdf /usr/share/doc/nauty/nug28.pdf /usr/share/doc/glpk-doc/cnfsat.pdf
+pdf-deps:
+	@ls $(PDF_DOCS) >/dev/null 2>&1 || { echo "installing libsuitesparse-doc, nauty-doc and glpk-doc (Debian) for the PDF reader's test ..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libsuitesparse-doc nauty-doc glpk-doc; }
+
+test-py: browser-deps pdf-deps
 	$(BIN)/pytest -q tests
 
 # the main job on the embedded default: a cited answer to a real question about a shared paper
