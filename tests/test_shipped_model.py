@@ -5,9 +5,10 @@ verify and judge test runs on SmolLM2-135M, which proves the path runs but not w
 
 `make test` (and so CI) installs the model first (`make models`). Missing shared data or model fails under CI (CI=true) and is
 skipped elsewhere, with the command that fixes it. Cost: one model load, three answers, nine judge readings and the 55 labelled
-train items: 13.0 min of CPU (user time, llama.cpp's 2 threads counted twice), measured once on a 2-core machine that three other
-jobs shared (22.5 min wall there; the three answers 15 min of it, the 55 items 6 min, the pairs 1.3 min); alone on 2 cores,
-about 7-9 min."""
+train items. Measured twice on a 2-core machine shared with other engineers' jobs: 22.5 min wall / 13.0 min CPU (user time,
+llama.cpp's 2 threads counted twice) under a load of 6-8; 10.1 min wall / 10.8 min CPU under a load of 5-6 that fell to 0 for
+the last minute, where the pairs took 10 s and the 55 items 40 s (the three answers, the model and the retriever's models
+loading: 9.3 min of it). On 2 free cores, less than that second run."""
 import re
 from collections import Counter
 from pathlib import Path
@@ -174,7 +175,7 @@ def test_the_grounded_judge_points_the_right_way(train, answerer):
 # label supported/not). The items are read greedily, so a rerun on the same build gives the same verdicts. TOLERANCE allows
 # another CPU's llama.cpp kernels to move the P(Yes) of an item lying near the 0.5 threshold across it: one flipped verdict
 # moves kappa by 0.036 here, two by 0.072-0.074, so 0.08 is two flips; a change of the judge's prompt, threshold, window or
-# grounding rules that costs agreement moves it further and fails. (All 55 items: they took about 3.5 of the 13 CPU minutes.)
+# grounding rules that costs agreement moves it further and fails. (All 55 items: 40 s on a free machine, so no subset is needed.)
 PINNED_KAPPA, TOLERANCE, N_ITEMS = 0.8187, 0.08, 55
 
 
