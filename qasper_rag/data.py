@@ -10,13 +10,14 @@ import difflib, gzip, hashlib, json, os, re, shutil, tarfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal
-from .env import env, project_root
+from .env import env, project_root, shared_data_dir
 
 # %% auto #0
 __all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'MAX_QUESTION_CHARS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float',
            'Section', 'Paper', 'QasperDataError', 'normalize_split', 'check_question', 'paper_from_v03',
            'hf_row_to_v03', 'read_json_objects', 'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path',
-           'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset', 'load_qasper']
+           'under_ci', 'shared_path', 'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset',
+           'load_qasper']
 
 # %% ../nbs/00_data.ipynb #1c126648
 AnswerType = Literal["extractive", "abstractive", "boolean", "none"]
@@ -326,6 +327,22 @@ def load_path(path: str | Path, # a QASPER file, or a folder whose .json/.jsonl(
         raise QasperDataError(f"{path}: no QASPER papers ({where} no paper records); pass --data a file of QASPER v0.3 JSON "
                               "or Hugging Face allenai/qasper rows")
     return QasperCorpus(papers, str(path))
+
+# %% ../nbs/00_data.ipynb #410e97a4
+def under_ci() -> bool:
+    "True in a CI run (`$CI` set, as CI services and `.ci/run`'s caller set it, and not `false` or `0`)."
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+def shared_path(rel: str | Path = "", # a file or folder inside the shared sample, e.g. "original_format/qasper-train-sample10.json"
+               ) -> Path | None:
+    """A file or folder of the shared sample, None when it is not there; under CI (`under_ci`) a missing one raises
+    `FileNotFoundError` instead, so a check guarded by `if shared_path(...):` cannot pass there by checking nothing."""
+    p = shared_data_dir()/rel
+    if p.exists(): return p
+    if under_ci():
+        raise FileNotFoundError(f"{p}: the shared QASPER data is missing, and under CI (CI={os.environ.get('CI')}) a check that needs it "
+                                "fails instead of passing without checking anything; set QASPER_SHARED to the folder holding original_format/")
+    return None
 
 # %% ../nbs/00_data.ipynb #61d68491
 QASPER_URL = "https://qasper-dataset.s3.us-west-2.amazonaws.com"

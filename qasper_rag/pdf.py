@@ -64,6 +64,22 @@ def _open_pages(path: Path, password: str) -> list:
 # %% ../nbs/03b_pdf.ipynb #4d4bd954
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi|medi|cmbx|[-,]bd\b", re.I)
 _LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
+_OT1 = {11: "ff", 12: "fi", 13: "fl", 14: "ffi", 15: "ffl"}  # TeX's OT1 text encoding (cmr, cmbx, cmti, cmsl, cmss, ...)
+_OMS = {0: "\u2212", 1: "\u00b7", 2: "\u00d7", 3: "\u2217", 6: "\u00b1", 20: "\u2264", 21: "\u2265", 24: "\u223c", 48: "\u2032"}  # cmsy
+_CID = re.compile(r"\(cid:(\d+)\)")
+_CM_TEXT = re.compile(r"CM(?!MI|EX|SY|TT|ITT|SLTT|TEX)[A-Z]*\d")  # Computer Modern text fonts (typewriter and math fonts differ at 11-15)
+
+def _char_text(c) -> str:
+    "A pdfminer character's text; a code it could not map in a Computer Modern font (`(cid:12)`) read by the font's TeX encoding."
+    t = c.get_text()
+    if not (m := _CID.fullmatch(t)): return t
+    font = c.fontname.split("+")[-1].upper()
+    table = _OMS if font.startswith("CMSY") else _OT1 if _CM_TEXT.match(font) else {}
+    return table.get(int(m.group(1)), t)
+
+def _line_text(line) -> str:
+    "A pdfminer line's text, its characters read by `_char_text` (the spaces pdfminer put in kept)."
+    return "".join(_char_text(c) if hasattr(c, "fontname") else c.get_text() for c in line)
 
 def _text_lines(o) -> list:
     "Every horizontal text line under a pdfminer layout object (figure contents are not text lines: left out)."
@@ -87,10 +103,10 @@ def _cells(line, size: float) -> tuple[tuple[float, float, str], ...]:
     out, text, x0, prev = [], "", None, None
     for c in line:
         if isinstance(c, LTChar):
-            if prev is not None and _cell_gap(c.x0 - prev.x1, prev.get_text(), size):
+            if prev is not None and _cell_gap(c.x0 - prev.x1, _char_text(prev), size):
                 out.append((x0, prev.x1, text)); text, x0 = "", None
             x0 = c.x0 if x0 is None else x0; prev = c
-        text += c.get_text()
+        text += _char_text(c) if isinstance(c, LTChar) else c.get_text()
     if prev is not None: out.append((x0, prev.x1, text))
     return tuple((a, b, t) for a, b, t in ((a, b, re.sub(r"\s+", " ", t.translate(_LIGATURES)).strip()) for a, b, t in out) if t)
 
@@ -102,7 +118,7 @@ def page_lines(layout, # a pdfminer `LTPage`
     out = []
     for l in _text_lines(layout):
         cs = [c for c in l if isinstance(c, LTChar)]
-        text = re.sub(r"\s+", " ", l.get_text().translate(_LIGATURES)).strip()
+        text = re.sub(r"\s+", " ", _line_text(l).translate(_LIGATURES)).strip()
         if not text or not cs or sum(c.upright for c in cs) < len(cs) / 2: continue
         size = round(statistics.median(c.size for c in cs), 1)
         out.append(PdfLine(text, page, l.x0, l.x1, l.y0, l.y1, size, sum(bool(_BOLD.search(c.fontname)) for c in cs) >= 0.6 * len(cs),

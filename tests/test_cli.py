@@ -18,24 +18,24 @@ def run(*args):
     return subprocess.run([EXE, *args], capture_output=True, text=True, timeout=300)
 
 
-def test_chunks_json_contract(shared_dir):
-    r = run("chunks", "--data", str(shared_dir / "original_format"), "--json")
+def test_chunks_json_contract(dev_data):
+    r = run("chunks", "--data", str(dev_data), "--json")
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     for key in ("papers", "chunks", "questions", "text_evidence", "text_evidence_mapped", "float_evidence",
                 "float_evidence_mapped", "tables_with_body", "max_chunk_tokens"):
         assert key in s, key
-    assert (s["papers"], s["questions"]) == (57, 98)
-    assert s["text_evidence_mapped"] == s["text_evidence"] > 200
+    assert (s["papers"], s["questions"]) == (28, 185)
+    assert s["text_evidence_mapped"] == s["text_evidence"] > 150
     assert s["float_evidence_mapped"] == s["float_evidence"] > 10
-    assert s["tables_with_body"] == 6 and s["max_chunk_tokens"] <= 500
+    assert s["tables_with_body"] == 4 and s["max_chunk_tokens"] <= 500
 
 
-def test_chunks_of_one_paper(shared_dir):
-    r = run("chunks", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694")
+def test_chunks_of_one_paper(dev_data):
+    r = run("chunks", "--data", str(dev_data), "--paper", "1909.00694")
     assert r.returncode == 0, r.stderr
     assert "1909.00694:abstract" in r.stdout and "1909.00694:table1" in r.stdout
-    r = run("chunks", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694", "--json")
+    r = run("chunks", "--data", str(dev_data), "--paper", "1909.00694", "--json")
     ids = [c["id"] for c in json.loads(r.stdout)["chunks"]]
     assert ids[0] == "1909.00694:abstract" and len(ids) == len(set(ids))
 
@@ -44,8 +44,8 @@ def test_chunks_of_one_paper(shared_dir):
     (["--paper", "1909.0069"], "Did you mean 1909.00694"),
     (["--split", "validaton"], "unknown split 'validaton'"),
 ])
-def test_bad_input_says_what_to_do(shared_dir, args, message):
-    r = run("chunks", "--data", str(shared_dir / "original_format"), *args)
+def test_bad_input_says_what_to_do(dev_data, args, message):
+    r = run("chunks", "--data", str(dev_data), *args)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
@@ -239,14 +239,14 @@ def test_adapt_writes_questions_and_manifest_and_resumes(shared_dir, tmp_path):
 
 
 def test_ask_unknown_generator(shared_dir):
-    r = run("ask", "--data", str(shared_dir / "original_format"), "--paper", "1909.00694", "--generator", "gpt-9", "q?")
+    r = run("ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694", "--generator", "gpt-9", "q?")
     assert r.returncode == 2 and "unknown generator 'gpt-9'" in r.stderr
 
 
-def test_bench_measures_renders_and_resumes(shared_dir, tmp_path):
+def test_bench_measures_renders_and_resumes(dev_data, tmp_path):
     "`qasper-rag bench`: a section measured into bench.json and its page rendered; a rerun keeps it; a bad section is refused."
     out = tmp_path / "bench"
-    r = run("bench", "--quick", "--sections", "chunking", "--out", str(out), "--data", str(shared_dir / "original_format"), "--quiet")
+    r = run("bench", "--quick", "--sections", "chunking", "--out", str(out), "--data", str(dev_data), "--quiet")
     assert r.returncode == 0, r.stderr
     doc = json.loads((out / "bench.json").read_text())
     assert list(doc["sections"]) == ["chunking"] and doc["quick"] is True

@@ -115,11 +115,11 @@ def test_every_command_uses_the_generators_thread_rule(smollm2, monkeypatch):
 
 # --- parameters that were accepted and ignored ---------------------------------------------------------
 
-def test_chunk_stats_reports_the_table_bodies_it_was_given(train10, shared_dir):
+def test_chunk_stats_reports_the_table_bodies_it_was_given(train10, dev_data):
     from qasper_rag.app import chunk_stats, load_corpus
     from qasper_rag.chunking import ChunkerConfig, QasperChunker
     from test_cli import run
-    data = str(shared_dir / "original_format" / "qasper-test-sample47-1q.json")
+    data = str(dev_data / "qasper-traindev-leval.json")  # the dev file, tables/ beside it
     corpus, trep = load_corpus(data)
     assert trep is not None and trep.candidates > 0
     chunker = QasperChunker(ChunkerConfig())

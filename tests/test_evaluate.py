@@ -85,38 +85,105 @@ def test_run_dir_keeps_old_records_on_restart(tmp_path):
     assert r.records() == [] and len(list(tmp_path.glob("records.*.jsonl"))) == 1
 
 
-# --- concurrent evaluation against a real OpenAI-compatible server (issue 16) ------------------------------------------
+# --- concurrent evaluation against a real OpenAI-compatible server (issues 16, 44) ----------------------------------------
 
-def test_concurrent_eval_on_a_real_server(train10, tmp_path):
-    """`evaluate(concurrency=3)` against a real llama_cpp.server: records come out one per question in question order,
-    a second call resumes exactly where the first stopped, and each answer keeps its own context and verification."""
+def _crowded(train10, k: int = 3):
+    """The train papers with the `k`-th question (0-based, in evaluation order) made far longer than the server's 2,048-token
+    context: its generation request fails (HTTP 400) while the questions around it are in flight."""
+    import dataclasses
+    from qasper_rag.data import QasperCorpus
+    from qasper_rag.evaluate import eval_items
+    p, q = eval_items(train10)[k]
+    long = dataclasses.replace(q, text=q.text + " Answer from the passages only, citing each one you use." * 300)
+    papers = [dataclasses.replace(x, questions=tuple(long if y.id == q.id else y for y in x.questions)) if x.id == p.id else x for x in train10]
+    return QasperCorpus(papers), long
+
+
+def _own_question(line: dict, q):
+    "A line of records.jsonl and everything in it belong to the line's question: its record, context, recall, verdicts and verification."
+    from collections import Counter
+    from qasper_rag.verify import STATUSES
+    rec = line["record"]
+    assert (line["question_id"], line["question"], line["paper_id"]) == (q.id, q.text, q.paper_id), line["question_id"]
+    assert (rec["question_id"], rec["question"], rec["paper_id"]) == (q.id, q.text, q.paper_id), (q.id, rec["question_id"])
+    assert rec["context"] and all(c["chunk_id"].startswith(f"{q.paper_id}:") for c in rec["context"])
+    assert (line.get("evidence_recall") or {"question_id": q.id})["question_id"] == q.id
+    assert all(j["question_id"] == q.id and j["item_id"].startswith(f"{q.id}#") for j in line.get("judged") or [])
+    if rec["failed"]: return
+    counts = Counter(s["status"] for s in rec["sentences"])  # the verification summary counts THESE sentences
+    assert rec["verification"]["counts"] == {k: counts.get(k, 0) for k in STATUSES}, (q.id, rec["verification"]["counts"], counts)
+    assert rec["verification"]["short_answer"]["after"] == rec["short_answer"], q.id
+
+
+def _same_answer(a: dict, b: dict):
+    "Two records of one question from the same model reply: the same sentences, statuses, verification and short answer."
+    drop = lambda v: {k: x for k, x in v.items() if k != "seconds"}  # wall time differs, nothing else may
+    assert [(s["text"], s["status"], s["citations"]) for s in a["sentences"]] == [(s["text"], s["status"], s["citations"]) for s in b["sentences"]]
+    assert (drop(a["verification"]), a["short_answer"], a["passages"]) == (drop(b["verification"]), b["short_answer"], b["passages"])
+
+
+def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
+    """`evaluate(concurrency=3)` against a real llama_cpp.server: records come out one per question in question order, a second
+    call resumes exactly where the first stopped, each record holds its own question's context, verification and verdicts (the
+    sequential run of the same questions is the reference), a question whose request fails in flight is recorded as failed for
+    itself while the others around it are answered, and every answer request on the wire carries the backend's grammar field."""
+    import requests
     from qasper_rag.answer import Answerer
     from qasper_rag.evaluate import eval_items, evaluate
     from qasper_rag.generate import LlamaServer, smollm2_gguf_path
     from qasper_rag.judges import load_judge
+    from qasper_rag.prompts import answer_grammar
     from qasper_rag.retrieval import Retriever, get_config
     from qasper_rag.verify import Verifier
+    corpus, long = _crowded(train10)
     cfg = get_config("bm25-only").replace(name="bm25-600", budget=600)
+    sent, send = [], requests.adapters.HTTPAdapter.send
+    def recording(self, request, **kw):  # what goes on the wire to the server, then the real request
+        if request.body and request.url.endswith("/chat/completions"): sent.append(json.loads(request.body))
+        return send(self, request, **kw)
+    monkeypatch.setattr(requests.adapters.HTTPAdapter, "send", recording)
     with LlamaServer(smollm2_gguf_path(), n_ctx=2048, n_threads=1, startup_timeout=120) as srv:
+        def answerer(field="grammar"):
+            gen = srv.generator(grammar_field=field, extra_body={"repeat_penalty": 1.0}, timeout=300)
+            return Answerer(Retriever(cfg, cache_dir=tmp_path / "cache"), gen, verifier=Verifier(load_judge("lexical"), gen))
         def run(out, concurrency, limit):
-            gen = srv.generator(grammar_field="grammar", extra_body={"repeat_penalty": 1.0}, timeout=300)
-            judge = load_judge("lexical")
-            ans = Answerer(Retriever(cfg, cache_dir=tmp_path / "cache"), gen, verifier=Verifier(judge, gen))
-            return evaluate(train10, ans, judge, out, {"config": cfg.name}, limit=limit, progress=False, concurrency=concurrency)
+            return evaluate(corpus, answerer(), load_judge("lexical"), out, {"config": cfg.name}, limit=limit, progress=False, concurrency=concurrency)
         first = run(tmp_path / "conc", 3, 2)
         assert first["finished"] == 2
-        m = run(tmp_path / "conc", 3, 5)  # resumes: three more questions, answered concurrently
+        m = run(tmp_path / "conc", 3, 5)  # resumes: three more questions, answered concurrently, the middle one failing
+        on_wire = list(sent)
         seq = run(tmp_path / "seq", 1, 5)
+        # the field a vLLM server reads (`guided_grammar`, the default), on a real request (llama_cpp.server ignores it)
+        p0, q0 = eval_items(train10, 1)[0]
+        del sent[:]
+        vllm_rec = answerer("guided_grammar").ask(p0, q0.text, q0.id)
     lines = [json.loads(l) for l in (tmp_path / "conc" / "records.jsonl").read_text().splitlines()]
-    want = [q.id for _, q in eval_items(train10, 5)]
-    assert [l["question_id"] for l in lines] == want  # question order, nothing twice
-    assert m["finished"] == 5 and m["run"]["sessions"] == 2 and not any(l["record"]["failed"] for l in lines)
     seq_lines = [json.loads(l) for l in (tmp_path / "seq" / "records.jsonl").read_text().splitlines()]
-    # each answer was built from its own question's retrieval, and verified in its own thread
-    assert [l["record"]["context"] for l in lines] == [l["record"]["context"] for l in seq_lines]
-    assert all(l["record"]["verification"]["counts"] and set(l["record"]["verification"]["counts"]) == set(s["record"]["verification"]["counts"])
-               for l, s in zip(lines, seq_lines))
-    assert all(l["record"]["timings"]["generation"] > 0 and l["record"]["raw_output"] for l in lines)
+    qs = {q.id: q for _, q in eval_items(corpus, 5)}
+    assert [l["question_id"] for l in lines] == [l["question_id"] for l in seq_lines] == list(qs)  # question order, nothing twice
+    assert m["finished"] == 5 and m["run"]["sessions"] == 2 and m["coverage"]["failed"] == 1
+    for l, s in zip(lines, seq_lines):
+        _own_question(l, qs[l["question_id"]]); _own_question(s, qs[s["question_id"]])
+        assert l["record"]["context"] == s["record"]["context"]  # built from its own question's retrieval
+    # the question that failed in flight: recorded for itself, with the server's reason; the ones around it answered
+    failed = [l for l in lines if l["record"]["failed"]]
+    assert [l["question_id"] for l in failed] == [long.id] and lines[3]["question_id"] == long.id
+    assert any("HTTP 400" in p and "context" in p for p in failed[0]["record"]["problems"]), failed[0]["record"]["problems"]
+    assert all(l["record"]["raw_output"] and l["record"]["timings"]["generation"] > 0 for l in lines if not l["record"]["failed"])
+    # where the model gave the same reply in both runs, everything built on it is the same: no verification crossed over
+    same = [(l["record"], s["record"]) for l, s in zip(lines, seq_lines) if not l["record"]["failed"] and l["record"]["raw_output"] == s["record"]["raw_output"]]
+    assert len(same) >= 3, "the concurrent and sequential replies differ too often to compare their verifications"
+    for a, b in same: _same_answer(a, b)
+    # on the wire: each answered question's first request carries `grammar` (llama_cpp.server's field) with the answer grammar
+    # for its own number of passages, and no request carries vLLM's field
+    for l in lines:
+        if l["record"]["failed"]: continue
+        mine = [b for b in on_wire if any(l["question"] in m["content"] for m in b["messages"] if m["role"] == "user")]
+        assert mine and mine[0]["grammar"] == answer_grammar(len(l["record"]["context"])), l["question_id"]
+    assert not any("guided_grammar" in b for b in on_wire)
+    (first_req,) = [b for b in sent if any(q0.text in m["content"] for m in b["messages"] if m["role"] == "user")][:1]
+    assert first_req["guided_grammar"] == answer_grammar(len(vllm_rec.context)) and "grammar" not in first_req
+    assert not any(p.startswith("generator error") for p in vllm_rec.problems), vllm_rec.problems  # a request the server took
 
 
 def test_concurrency_needs_a_server_generator(train10, tmp_path, monkeypatch):

@@ -66,20 +66,20 @@ def test_labels_check_reports_answers_kappa_when_the_file_labels_answers(tmp_pat
                                                             "lexical", "--json"], capture_output=True, text=True, timeout=300).stdout)
 
 
-def test_labels_check_groups_items_by_data_file(shared_dir, tmp_path):
-    """Item ids name QASPER questions: with --data the items of each data file (train and test papers) are reported apart."""
+def test_labels_check_groups_items_by_data_file(shared_dir, dev_data, tmp_path):
+    """Item ids name QASPER questions: with --data the items of each data file (the train papers and the dev file) are reported apart."""
     from qasper_rag.data import load_path
     train = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").questions()[0].id
-    test = load_path(shared_dir / "original_format" / "qasper-test-sample47-1q.json").questions()[0].id
+    dev = load_path(dev_data / "qasper-traindev-leval.json").questions()[0].id
     path = tmp_path / "labels.csv"
     with open(path, "w", newline="") as f:
         w = csv.writer(f); w.writerow(LABEL_COLUMNS)
         w.writerow([f"{train}#0", "q", "It has 17,833 sentences.", f"[Doc 1] {PASSAGE}", "1"])
-        w.writerow([f"{test}#0", "q", "It has 30,000 sentences.", f"[Doc 1] {PASSAGE}", "1"])
-    r = subprocess.run([EXE, "labels", "--check", str(path), "--judge", "lexical", "--json", "--data", str(shared_dir / "original_format")],
+        w.writerow([f"{dev}#0", "q", "It has 30,000 sentences.", f"[Doc 1] {PASSAGE}", "1"])
+    r = subprocess.run([EXE, "labels", "--check", str(path), "--judge", "lexical", "--json", "--data", str(dev_data)],
                        capture_output=True, text=True, timeout=300)
     g = json.loads(r.stdout)["groups"]
-    assert g["qasper-train-sample10"]["confusion"] == [[1, 0], [0, 0]] and g["qasper-test-sample47-1q"]["confusion"] == [[0, 0], [1, 0]]
+    assert g["qasper-train-sample10"]["confusion"] == [[1, 0], [0, 0]] and g["qasper-traindev-leval"]["confusion"] == [[0, 0], [1, 0]]
 
 
 def test_labels_check_verdicts_say_why_with_the_grounded_judge(tmp_path):
