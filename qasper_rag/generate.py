@@ -385,7 +385,7 @@ class OpenAIGenerator(Generator):
                  max_concurrency: int = 4, # requests in flight in `generate_many`
                  top_logprobs: int = 20, # alternatives asked for by `yes_probability`
                  extra_body: dict | None = None, # more request fields, e.g. {"repetition_penalty": 1.0} for vLLM
-                 grammar_field: str | None = "guided_grammar", # request field for a GBNF grammar: vLLM `guided_grammar`, llama_cpp.server `grammar`; None: refuse grammars
+                 grammar_field: str | None = "structured_outputs.grammar", # request field for a GBNF grammar (a dot nests it): vLLM 0.12+ `structured_outputs.grammar`, older vLLM `guided_grammar`, llama_cpp.server `grammar`; None: refuse grammars
                 ):
         url = base_url or env(ENV_BASE_URL)
         if not url: raise ValueError(f"no server URL: pass base_url or set ${ENV_BASE_URL} (e.g. http://127.0.0.1:8000/v1)")
@@ -463,6 +463,20 @@ def _chat(self: OpenAIGenerator, messages: Messages, **fields) -> tuple[dict, fl
     r = self._request("POST", self.base_url + "/chat/completions", body).json()
     return r, time.perf_counter() - t0
 
+# %% ../nbs/12_generate.ipynb #52150323
+@patch
+def _grammar_body(self: OpenAIGenerator, grammar: str) -> dict:
+    """The request fields that carry `grammar`: `grammar_field` as it is, or nested at its dots (vLLM 0.12 removed `guided_grammar`
+    for `{"structured_outputs": {"grammar": ...}}`), merged with what `extra_body` already holds there."""
+    *outer, last = self.grammar_field.split(".")
+    if not outer: return {last: grammar}
+    body = {**self.extra_body.get(outer[0], {})} if len(outer) == 1 else {}
+    inner = body
+    for k in outer[1:]: inner = inner.setdefault(k, {})
+    inner[last] = grammar
+    return {outer[0]: body}
+
+
 # %% ../nbs/12_generate.ipynb #8170bc11
 @patch
 def generate(self: OpenAIGenerator, messages: Messages, # the chat so far; the model writes the next assistant turn
@@ -474,7 +488,7 @@ def generate(self: OpenAIGenerator, messages: Messages, # the chat so far; the m
     "One chat completion from the server (a grammar goes in the `grammar_field` request field)."
     if grammar and not self.grammar_field: raise GeneratorError(f"{self.base_url}: no grammar_field set, so constrained decoding is not available")
     r, dt = self._chat(messages, max_tokens=max_tokens, temperature=temperature, **({"stop": list(stop)} if stop else {}),
-                       **({self.grammar_field: grammar} if grammar else {}))
+                       **(self._grammar_body(grammar) if grammar else {}))
     try: ch = r["choices"][0]
     except (KeyError, IndexError, TypeError): raise GeneratorError(f"{self.base_url}/chat/completions answered without choices: {str(r)[:300]}") from None
     u = r.get("usage") or {}

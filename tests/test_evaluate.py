@@ -89,12 +89,16 @@ def test_run_dir_keeps_old_records_on_restart(tmp_path):
 
 def _crowded(train10, k: int = 3):
     """The train papers with the `k`-th question (0-based, in evaluation order) made far longer than the server's 2,048-token
-    context: its generation request fails (HTTP 400) while the questions around it are in flight."""
+    context in tokens while under the 1,000 characters a question may have (`data.check_question` refuses longer ones before any
+    request): 900 mathematical letters of four UTF-8 bytes, several byte-level tokens each. Its generation request fails (HTTP 400)
+    while the questions around it are in flight."""
     import dataclasses
     from qasper_rag.data import QasperCorpus
     from qasper_rag.evaluate import eval_items
     p, q = eval_items(train10)[k]
-    long = dataclasses.replace(q, text=q.text + " Answer from the passages only, citing each one you use." * 300)
+    long = dataclasses.replace(q, text=q.text + " " + "\U0001D538" * 900)
+    from qasper_rag.data import MAX_QUESTION_CHARS
+    assert len(long.text) <= MAX_QUESTION_CHARS
     papers = [dataclasses.replace(x, questions=tuple(long if y.id == q.id else y for y in x.questions)) if x.id == p.id else x for x in train10]
     return QasperCorpus(papers), long
 
@@ -153,10 +157,11 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
         m = run(tmp_path / "conc", 3, 5)  # resumes: three more questions, answered concurrently, the middle one failing
         on_wire = list(sent)
         seq = run(tmp_path / "seq", 1, 5)
-        # the field a vLLM server reads (`guided_grammar`, the default), on a real request (llama_cpp.server ignores it)
+        # the field a vLLM server reads (`structured_outputs.grammar`, the default since vLLM 0.12 removed `guided_grammar`),
+        # on a real request (llama_cpp.server ignores it)
         p0, q0 = eval_items(train10, 1)[0]
         del sent[:]
-        vllm_rec = answerer("guided_grammar").ask(p0, q0.text, q0.id)
+        vllm_rec = answerer("structured_outputs.grammar").ask(p0, q0.text, q0.id)
     lines = [json.loads(l) for l in (tmp_path / "conc" / "records.jsonl").read_text().splitlines()]
     seq_lines = [json.loads(l) for l in (tmp_path / "seq" / "records.jsonl").read_text().splitlines()]
     qs = {q.id: q for _, q in eval_items(corpus, 5)}
@@ -180,9 +185,9 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
         if l["record"]["failed"]: continue
         mine = [b for b in on_wire if any(l["question"] in m["content"] for m in b["messages"] if m["role"] == "user")]
         assert mine and mine[0]["grammar"] == answer_grammar(len(l["record"]["context"])), l["question_id"]
-    assert not any("guided_grammar" in b for b in on_wire)
+    assert not any("structured_outputs" in b for b in on_wire)
     (first_req,) = [b for b in sent if any(q0.text in m["content"] for m in b["messages"] if m["role"] == "user")][:1]
-    assert first_req["guided_grammar"] == answer_grammar(len(vllm_rec.context)) and "grammar" not in first_req
+    assert first_req["structured_outputs"] == {"grammar": answer_grammar(len(vllm_rec.context))} and "grammar" not in first_req
     assert not any(p.startswith("generator error") for p in vllm_rec.problems), vllm_rec.problems  # a request the server took
 
 
