@@ -14,9 +14,10 @@ from .judges import _UNIT_SKIP, _isnum, _unit_tokens, claim_terms
 from .metrics import Prediction, Reference, bootstrap_ci, normalize_answer, score_questions
 from .prompts import _CHOICE, SHORT_TYPED, short_answer_messages, usable_short_answer, yes_no_question
 from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
+from .answering import _NUMBER_WORDS, QUANTITY_QUESTION, QUANTITY as _QUANTITY, joined as _joined
 
 # %% auto #0
-__all__ = ['SHORT_TYPES', 'QUANTITY_QUESTION', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
+__all__ = ['SHORT_TYPES', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
            'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'method_clause', 'without_citations',
            'rebind_number', 'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers',
            'plain_short_answers', 'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
@@ -37,10 +38,6 @@ def short_answer_type(short: str, # the short answer shown
     return "free form"
 
 # %% ../nbs/14b_short.ipynb #730bc5f3
-_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand|million|billion|half"
-QUANTITY_QUESTION = re.compile(r"^\s*(?:how\s+(?:many|much|big|large|long|small|often)\b|what\s+(?:is|was|are|were)\s+the\s+"
-                               r"(?:size|number|amount|length)\b|what\s+size\b)", re.I)
-_QUANTITY = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I)
 _COUNT = re.compile(rf"^\s*(?:\d+|{_NUMBER_WORDS}|several|multiple|many|various)\s+[\w-]", re.I)
 _NAMES_QUESTION = re.compile(r"^\s*(?:which|what)\b", re.I)
 def first_line(text: str) -> str:
@@ -50,7 +47,6 @@ def first_line(text: str) -> str:
 
 RESTATED = 0.6  # share of the answer's content words taken from the question (read on the train papers' records)
 
-def _joined(text: str) -> str: return re.sub(r"(?<=\w)-(?=\w)", "", text)  # "pre-trained" and "pretrained" are one word
 
 def short_answer_problem(question: str, # the question
                          short: str, # a short answer to it
