@@ -16,13 +16,13 @@ short answer, and Answer-F1 by data file, without asking the model for new answe
 chosen by the model under a grammar may differ by an option on a replay (llama.cpp's cache state).
 
 The verifier is the shipped one: with the answers judge (`answering.AnswersJudge`: a shown sentence must also answer the
-question; `--no-answers` replays support alone). Official Answer-F1 and Evidence-F1 (evidence: the passages the shown
-sentences cite) of the run and the replay are printed per data file with the paired bootstrap 95% interval of the difference.
+question; `--no-answers` replays support alone). Official Answer-F1 and Evidence-F1 (evidence: `answer.evidence_paragraphs`, the paragraphs of
+the cited passages that hold the shown sentences) of the run and the replay are printed per data file with the paired bootstrap 95% interval of the difference.
 """
 import argparse, json, shutil
 from pathlib import Path
 from tqdm.auto import tqdm
-from qasper_rag.answer import UNANSWERABLE, _as_written, _finish_sentences
+from qasper_rag.answer import UNANSWERABLE, _as_written, _finish_sentences, evidence_paragraphs
 from qasper_rag.answering import AnswersJudge
 from qasper_rag.chunking import ChunkedPaper
 from qasper_rag.chunking import ChunkerConfig, QasperChunker
@@ -63,12 +63,12 @@ answers = None if a.no_answers else AnswersJudge(gen, cache=judge.cache, **({} i
 reader = AnswersJudge(gen, cache=judge.cache)  # the fitted answers judge, as a measure of what is shown (its kappa: reports/judges)
 verifier = Verifier(judge, gen, answers=answers, **({"candidates": a.candidates} if a.candidates else {}))
 chunked = {}
-def evidence(r: dict, passages: list, shown_docs: list[int], short: str) -> list[str]:
-    "The evidence an answer predicts: the passages its shown sentences cite (none for Unanswerable), as the answerer records it."
-    if short == UNANSWERABLE or not shown_docs: return []
+def evidence(r: dict, passages: list, shown: list, short: str) -> list[str]:
+    "The evidence an answer predicts, as the answerer records it (`answer.evidence_paragraphs`; none for Unanswerable)."
+    if short == UNANSWERABLE or not shown: return []
     pid = r["paper_id"]
     if pid not in chunked: chunked[pid] = ChunkedPaper(corpus.paper(pid), QasperChunker(ChunkerConfig(**r["config"]["retrieval"]["chunker"]))(corpus.paper(pid)))
-    return chunked[pid].evidence_strings([passages[d - 1].id for d in dict.fromkeys(shown_docs)])
+    return evidence_paragraphs(chunked[pid], r["question"], [(c.claim, [passages[d - 1].id for d in c.citations]) for c in shown])
 
 gold = gold_from_corpus(corpus)
 f1 = lambda q, short: max(token_f1(short, ref.answer) for ref in gold[q]) if q in gold else None
@@ -88,7 +88,7 @@ for l in tqdm(todo, desc="verification replayed"):
                    "shown": [{"text": c.text, "claim": c.claim, "citations": list(c.citations), "status": c.status, "answers": c.answers}
                              for c in v.shown if c.citations]}
     preds_run[q] = {"answer": r.get("short_answer", ""), "evidence": r.get("predicted_evidence", [])}
-    preds_new[q] = {"answer": short, "evidence": evidence(r, passages, [d for c in v.shown for d in c.citations], short)}
+    preds_new[q] = {"answer": short, "evidence": evidence(r, passages, [c for c in v.shown if c.citations], short)}
     if q in gold: scores.setdefault(groups.get(q, "?"), []).append((f1(q, r.get("short_answer", "")), f1(q, short)))
     if now != before: changed.append((q, r["question"], before, now))
     if short != r.get("short_answer", ""): shorts.append((q, r["question"], r.get("short_answer", ""), short))

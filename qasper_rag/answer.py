@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, asdict
 from typing import Sequence
 from fastcore.basics import patch
 from .data import Paper
+from .chunking import ABSTRACT
+from .judges import grounding
 from .generate import Generation
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar, copies_example
 from .retrieval import Retriever, Retrieval
@@ -18,7 +20,7 @@ from .verify import Verifier, agree_short_answer
 from .short import expand_acronyms, first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
 
 # %% auto #0
-__all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer']
+__all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'evidence_paragraphs']
 
 # %% ../nbs/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
@@ -198,6 +200,22 @@ def _finish_sentences(sents: list[CitedSentence], passages, probs: list[str]):
     return out, attributed, probs
 
 # %% ../nbs/14_answer.ipynb #b13a64c2
+def evidence_paragraphs(chunked, # the paper's `chunking.ChunkedPaper`
+                        question: str, # the question: words a claim only repeats from it do not count (`judges.grounding`)
+                        shown: Sequence[tuple[str, Sequence[str]]], # each shown sentence's claim and the chunk ids it cites
+                       ) -> list[str]:
+    "The exact QASPER evidence strings an answer predicts: per shown sentence and cited passage, its paragraph(s) holding the claim best."
+    out = []
+    for claim, ids in shown:
+        for cid in ids:
+            c = chunked.by_id[cid]
+            if c.float_index is not None: out.append(chunked.paper.floats[c.float_index].evidence_string); continue
+            paras = list(dict.fromkeys(chunked.paragraph_text(sp.section, sp.paragraph) for sp in c.spans if sp.section != ABSTRACT))
+            cover = [grounding(p, claim, 3, question).coverage for p in paras]
+            out += [p for p, v in zip(paras, cover) if v == max(cover)]
+    return list(dict.fromkeys(out))
+
+# %% ../nbs/14_answer.ipynb #d29ebdf6
 @patch
 def _verified(self: Answerer, question: str, sents: list[CitedSentence], attributed: set, passages, short: str, probs: list[str]):
     "Verify the sentences; returns (answer, sentence rows, shown sentences, short answer, notice, verification summary)."
@@ -248,7 +266,7 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
         "", [], [], short, "", {})
     cited = list(dict.fromkeys(i for s in shown for i in s.citations))
     cited_chunks = [passages[i - 1] for i in cited]
-    evidence = [] if short == UNANSWERABLE else res.chunked.evidence_strings([c.id for c in cited_chunks])
+    evidence = [] if short == UNANSWERABLE else evidence_paragraphs(res.chunked, base["question"], [(s.claim, [passages[d - 1].id for d in s.citations]) for s in shown])
     return AnswerRecord(
         answer=answer, sentences=rows, short_answer=short, short_answer_type=short_answer_type(short, [c.body for c in passages]),
         passages=[{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)],
