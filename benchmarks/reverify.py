@@ -23,7 +23,7 @@ import argparse, json, shutil
 from pathlib import Path
 from tqdm.auto import tqdm
 from qasper_rag.answer import UNANSWERABLE, _as_written, _finish_sentences, evidence_paragraphs
-from qasper_rag.answering import AnswersJudge
+from qasper_rag.answering import AnswersJudge, asks_for
 from qasper_rag.chunking import ChunkedPaper
 from qasper_rag.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.app import load_corpus
@@ -43,6 +43,7 @@ p.add_argument("--out", default=str(ROOT/"data/cache/reverify.json"), help="each
 p.add_argument("--threads", type=int, default=2)
 p.add_argument("--candidates", type=int, help="`Verifier.candidates`, the other passages tried before a rewrite (default: the verifier's)")
 p.add_argument("--only", help="replay only the questions of the data files whose name holds this (e.g. train)")
+p.add_argument("--asks", help="replay only the questions that ask for this (`answering.asks_for`: quantity, yes/no, choice, method, fact)")
 p.add_argument("--no-answers", action="store_true", help="support alone: no answers judge (the verifier before it)")
 p.add_argument("--answers-threshold", type=float, help="the verifier's answers judge's threshold (0: the form check gates, the model only ranks quotes)")
 p.add_argument("--labels", default=str(ROOT.parent/"shared/data/labels/citation_support_answers_1203e.csv"),
@@ -74,7 +75,8 @@ gold = gold_from_corpus(corpus)
 f1 = lambda q, short: max(token_f1(short, ref.answer) for ref in gold[q]) if q in gold else None
 replayed, changed, shorts, scores = {}, [], [], {}
 preds_run, preds_new = {}, {}
-todo = [l for l in lines if l["record"].get("raw_output") and not l["record"].get("failed") and (not a.only or a.only in groups.get(l["question_id"], ""))]
+todo = [l for l in lines if l["record"].get("raw_output") and not l["record"].get("failed") and (not a.only or a.only in groups.get(l["question_id"], ""))
+        and (not a.asks or asks_for(l["question"]) == a.asks)]
 for l in tqdm(todo, desc="verification replayed"):
     r, q = l["record"], l["question_id"]
     passages = passages_of(r)[0]
@@ -121,6 +123,16 @@ for g in sorted({groups.get(q, "?") for q in replayed}):
               f"(n={len(x0)}; difference 95% CI {lo:+.3f} to {hi:+.3f}; {sum(b > a_ for a_, b in zip(x0, x1))} better, {sum(b < a_ for a_, b in zip(x0, x1))} worse)")
 for g, xs in sorted(scores.items()):
     print(f"  {g}: Answer-F1 of the answered records, run {sum(a for a, _ in xs) / len(xs):.3f} -> replay {sum(b for _, b in xs) / len(xs):.3f} (n={len(xs)})")
+yn = [l for l in todo if asks_for(l["question"]) == "yes/no" and l["question_id"] in gold]
+if yn:  # the Yes/No withdrawals against the gold type: was the answer kept, and was it right?
+    kind = lambda s: "Unanswerable" if s.strip().lower().startswith("unanswerable") else s.strip(" .").capitalize() if s.strip(" .").lower() in ("yes", "no") else "other"
+    for name, short_of in (("run", lambda l: l["record"].get("short_answer", "")), ("replay", lambda l: replayed[l["question_id"]]["short_answer"])):
+        rows = [(kind(short_of(l)), {r.answer for r in gold[l["question_id"]]}) for l in yn]
+        right = sum(k in refs for k, refs in rows)
+        gold_bool = [(k, refs) for k, refs in rows if refs & {"Yes", "No"}]
+        print(f"  yes/no questions ({name}): {len(rows)}; short answer Yes {sum(k == 'Yes' for k, _ in rows)}, No {sum(k == 'No' for k, _ in rows)}, "
+              f"Unanswerable {sum(k == 'Unanswerable' for k, _ in rows)}, other {sum(k == 'other' for k, _ in rows)}; right (an annotator's answer) {right}; "
+              f"of the {len(gold_bool)} with a gold Yes/No: withdrawn {sum(k == 'Unanswerable' for k, _ in gold_bool)}, right {sum(k in refs for k, refs in gold_bool)}")
 print("\nshown differently:")
 for q, question, before, now in changed:
     print(f"  {groups.get(q, '?')[:12]:12s} {question[:70]}")

@@ -16,8 +16,8 @@ from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, y
 
 # %% auto #0
 __all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'OFF_QUESTION', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence',
-           'drop_repeats', 'Verification', 'quotable_sentences', 'quote_grammar', 'Verifier', 'own_claim',
-           'agreed_short_answer', 'agree_short_answer']
+           'drop_repeats', 'Verification', 'quotable_sentences', 'quote_grammar', 'answer_polarity', 'Verifier',
+           'own_claim', 'agreed_short_answer', 'agree_short_answer']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
@@ -105,15 +105,17 @@ def _cite(claim: str, docs: Sequence[int]) -> str:
     return claim.rstrip(" .") + " " + "".join(f"[Doc {d}]" for d in docs) + "."
 
 # %% ../nbs/16a_verify.ipynb #e242e636
+_LATEX = re.compile(r"\\[A-Za-z]+\s*[{\[]")  # raw LaTeX left in a passage (`\begin{algorithm}`, `\KwData{`): source, not prose
+
 def quotable_sentences(passage: str, # one passage's text (table rows, lines with `|`, are skipped)
                        max_words: int = 60, # longest sentence kept, in words
                        limit: int = 12, # most sentences returned, in passage order
                       ) -> list[str]:
-    "The passage's sentences a rewrite may quote: prose (no table rows), 4 to `max_words` words, the first `limit`."
+    "The passage's sentences a rewrite may quote: prose (no table rows, no raw LaTeX), 4 to `max_words` words, the first `limit`."
     out = []
     for s in split_sentences(passage.replace("\n", " ") if "|" not in passage else "\n".join(l for l in passage.splitlines() if "|" not in l)):
         s = s.strip()
-        if 4 <= len(s.split()) <= max_words and "|" not in s and s not in out: out.append(s)
+        if 4 <= len(s.split()) <= max_words and "|" not in s and not _LATEX.search(s) and s not in out: out.append(s)
     return out[:limit]
 
 def _gbnf_literal(s: str) -> str:
@@ -128,6 +130,17 @@ QUOTE_PROMPT = ("[Doc {n}] ({section})\n{body}\n\n"
                 "Question: {question}\nCopy, word for word, the one sentence of Doc {n} that best answers the question.")
 
 # %% ../nbs/16a_verify.ipynb #c39bd75c
+def answer_polarity(question: str, # the question
+                    claim: str, # an answer sentence's claim
+                    short: str = "", # the model's short answer
+                   ) -> str | None:
+    "'Yes' or 'No' that a yes/no question's answer gives (its sentence's first word, else its short answer); None for other questions or neither."
+    if not yes_no_question(question): return None
+    for t in (claim, short):
+        if (m := re.match(r"\s*(yes|no)\b", t or "", re.I)): return m.group(1).capitalize()
+    return None
+
+# %% ../nbs/16a_verify.ipynb #763fe013
 class Verifier:
     "Checks every answer sentence against the passages it cites with `judge`, and repairs or removes what fails."
     def __init__(self, judge, # a judge with `entails` (a `GroundedJudge` also gives reasons and probabilities)
@@ -196,13 +209,14 @@ class Verifier:
         return None if v.answers else v.reason
 
     def _answering_quote(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...], short: str = "",
+                         within: tuple[int, ...] = (), # read only these passages (() : every passage sent)
                         ) -> tuple[int, str, float] | None:
         """The sentence sent that answers the question best, by the answers judge, with its doc number and score; None when none
         answers (the best read is kept as this check's `closest`). Read: the `quote_pool` prose sentences sharing most words with
         the question, the claim and the short answer (at least one with the question; the cited passages first among ties)."""
         asked, want = set(claim_terms(question)), set(claim_terms(f"{question} {claim} {short}"))
         pool = []
-        for d in range(1, len(passages) + 1):
+        for d in within or range(1, len(passages) + 1):
             for q in quotable_sentences(passages[d - 1].body, limit=1000):
                 ts = set(claim_terms(q))
                 if not _CITE_LIKE.search(q) and asked & ts: pool.append((-len(want & ts), d not in docs, d, q))
@@ -211,7 +225,29 @@ class Verifier:
         ok = [x for x in read if self.answers.verdict(question, x[2]).answers]
         p, d, q = max(ok or read, key=lambda x: x[0])  # the first of ties: most words shared
         if ok: return d, q, p
-        if not getattr(self._tl, "closest", ""): self._tl.closest = _cite(q, (d,))
+        if not within and not getattr(self._tl, "closest", ""): self._tl.closest = _cite(q, (d,))
+        return None
+
+    def _stated(self, question: str, c: CheckedSentence, short: str, passages: Sequence[Chunk]) -> CheckedSentence:
+        "A bare Yes/No that holds at its passages, with the fact that decides it stated from them: `Yes: <fact> [Doc N].` (unchanged without one)."
+        if self.answers is None or judge_claim(c.claim, question) == c.claim or not (pol := answer_polarity(question, c.claim, short)): return c
+        if (found := self._answering_quote(question, c.claim, passages, c.citations, short, within=c.citations)) is None: return c
+        claim = f"{pol}: {found[1].rstrip(' .')}"
+        note = f"the fact that decides it stated from Doc {found[0]}"
+        return dataclasses.replace(c, text=_cite(claim, c.citations), claim=claim, repaired=f"{c.repaired}; {note}" if c.repaired else note, answers=True)
+
+    def _deciding_fact(self, question: str, s: CitedSentence, pol: str, passages: Sequence[Chunk], docs: tuple[int, ...], reason: str,
+                       short: str = "") -> CheckedSentence | None:
+        """A yes/no answer whose own sentence does not hold, decided from the evidence: the sentence sent that best states the fact
+        deciding it (the answers judge's yes/no reading, `_answering_quote`), shown as `Yes: <fact> [Doc N].` when its passage supports
+        the model's Yes (or No); else None, with the fact kept as `closest`: found, but it does not settle the question."""
+        if (found := self._answering_quote(question, s.claim, passages, docs, short)) is None: return None
+        d, fact, p = found
+        if (v := self._judge(question, pol, passages, (d,))).supported:
+            claim = f"{pol}: {fact.rstrip(' .')}"
+            return CheckedSentence(_cite(claim, (d,)), claim, (d,), s.text, "rewritten",
+                                   f"decided by Doc {d}, the sentence sent that best states the fact that decides it (P={p:.2f})", v.p, reason, answers=True)
+        self._tl.closest = _cite(fact, (d,))
         return None
 
     def _rewritten(self, question: str, s: CitedSentence, passages: Sequence[Chunk], docs: tuple[int, ...], cover: dict[int, float],
@@ -237,8 +273,10 @@ class Verifier:
         on = None if self.answers is None or judge_claim(s.claim, question) != s.claim else True  # a bare Yes/No is not read for it
         off = self._off_question(question, s.claim) if first is not None and first.supported else None
         if first is not None and first.supported and off is None:
-            if (more := self._also(question, s.claim, passages, docs)) == docs: return CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason, answers=on)
-            return CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}", first.p, first.reason, answers=on)
+            if (more := self._also(question, s.claim, passages, docs)) == docs:
+                return self._stated(question, CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason, answers=on), short, passages)
+            return self._stated(question, CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}",
+                                                          first.p, first.reason, answers=on), short, passages)
         reason = (f"holds, but {off}" if off else first.reason) if first is not None else "no citation"
         hyp = judge_claim(s.claim, question)
         cover = self._cover(question, hyp, passages)
@@ -249,8 +287,11 @@ class Verifier:
                 if (off := self._off_question(question, s.claim)):  # it holds there, but answers nothing: quote instead
                     reason = f"holds at {_docs(t)}, but {off}"; break
                 t = self._also(question, s.claim, passages, t, cover)
-                return CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}", v.p, reason, answers=on)
-        if self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
+                return self._stated(question, CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}",
+                                                              v.p, reason, answers=on), short, passages)
+        if self.rewrite and self.answers is not None and (pol := answer_polarity(question, s.claim, short)):
+            if (fact := self._deciding_fact(question, s, pol, passages, docs, reason, short)) is not None: return fact
+        elif self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
             if (quoted := self._rewritten(question, s, passages, docs, cover, reason, short)) is not None: return quoted
         return CheckedSentence("", s.claim, (), s.text, "removed", f"{OFF_QUESTION} ({off})" if off else f"removed: {reason}", None, reason)
 
