@@ -1,8 +1,14 @@
-"Regenerate README's results paragraph from a run folder's metrics.json (and per-file scores from its records)."
+"""Regenerate the results from the run and benchmark files, never typed by hand: `reports/RESULTS.md` (every paragraph of
+measurements: the report's run, adaptation, speed, library, PDF round trip) and the README's small results table.
+
+    .venv/bin/python scripts/readme_results.py [RUN_FOLDER] [QASPER_DATA] [--check]
+"""
 import json, re, sys
 from pathlib import Path
 from qasper_rag.evaluate import answered_by, run_metrics, question_groups
 from qasper_rag.data import load_path
+CHECK = "--check" in sys.argv  # compare with the committed files instead of writing them; exit 1 when they differ
+sys.argv = [a for a in sys.argv if a != "--check"]
 run = Path(sys.argv[1] if len(sys.argv) > 1 else 'reports/offline-full')
 D = sys.argv[2] if len(sys.argv) > 2 else str(Path(__file__).resolve().parents[1].parent/'shared/data/qasper/original_format')
 m = json.loads((run/'metrics.json').read_text())
@@ -15,6 +21,7 @@ gm = {g: run_metrics(lines, corpus, qs) for g, qs in by.items()}
 v, k = m['verification'], m['kappa']['judge_vs_reference_labels']
 c = v['counts']; kt = k['groups']['qasper-test-sample47-1q']; ktr = k['groups']['qasper-train-sample10']
 te, tr = gm['qasper-test-sample47-1q'], gm['qasper-train-sample10']
+RUN = dict(m=m, te=te, tr=tr)  # the run's numbers, for README's table (later sections reuse the short names)
 f = lambda x: f"{x:.3f}"
 t = (m['run'].get('settings') or {}).get('answer', {}).get('threads') or m['run'].get('threads')
 threads = f" (llama.cpp with {t} thread{'s' if t != 1 else ''} on two cores)" if t else ""
@@ -76,11 +83,7 @@ if pr.is_file():
                     abs(R['all'][f'{k}_median_after'] - R['all'][f'{k}_median_before']) <= 0.02 * R['all'][f'{k}_median_before'] for k in ('prompt_tokens', 'completion_tokens')) else "")
                 if 'all' in R and R['all'].get('prompt_tokens_median_after') else "")
              + ".\n")
-readme = Path('README.md').read_text()
-new = re.sub(r"## Results \(offline, two CPU cores\)\n.*?(?=The reference design's retrieval)", text, readme, flags=re.S)
-assert new != readme or text in readme
-Path('README.md').write_text(new)
-print(text)
+sections = {"results": text}  # RESULTS.md's paragraphs, in order
 
 # the speed paragraph, from the benchmark page's bench.json (`make bench`)
 bench = Path('reports/bench/bench.json')
@@ -123,11 +126,7 @@ if bench.is_file():
     cpus = B['machine'].get('cpus_usable') or B['machine'].get('cpus')
     text = (f"## Speed ({cpus} CPU cores, {B['threads']} threads)\n"
             f"`make bench` measures each stage beside its reference in one run (`reports/bench/bench.html`): " + "; ".join(parts) + ".\n")
-    readme = Path('README.md').read_text()
-    if '## Speed (' in readme: new = re.sub(r"## Speed \(.*?\n(?=\n|## )", text, readme, flags=re.S)
-    else: new = readme.replace("## Layout", text + "\n## Layout")
-    Path('README.md').write_text(new)
-    print(text)
+    sections["speed"] = text
 
 # the library paragraph, from the library page's routing.json (`make library`)
 routing = Path('reports/library/routing.json')
@@ -165,11 +164,7 @@ if routing.is_file():
         by = {g: wrong_paper_summary([r for r in rows if r["group"] == g])["all"] for g in sorted({r["group"] for r in rows})}
         if len(by) > 1: text += " By split: " + "; ".join(f"{'train' if 'train' in g else 'test'} papers {rate(x)} (n={x['answers']} answers)" for g, x in by.items()) + "."
     text += "\n"
-    readme = Path('README.md').read_text()
-    if "A library of one's papers:" in readme: new = re.sub(r"A library of one's papers:.*?\n(?=\n)", text, readme, flags=re.S)
-    else: new = readme.replace("\nThe shared sample used by tests", "\n" + text + "\nThe shared sample used by tests")
-    Path('README.md').write_text(new)
-    print(text)
+    sections["library"] = "## A library of papers\n" + text
 
 def expansion_sentence(path: Path) -> str:
     "The doc2query experiment (benchmarks/expansion_recall.py --out): its best variant at 2,000 tokens, and the range at 4,000."
@@ -218,11 +213,7 @@ if rec.is_file() and man.is_file():
             + (" Neither adapted model beats `offline` at 2,000 tokens (the paired interval includes zero or lies below it), so neither is the default."
                if not any(beats(A) for A in C.values()) else "")
             + expansion_sentence(Path('reports/adapt/expansion.json')) + "\n")
-    readme = Path('README.md').read_text()
-    if "Adapting the ranker without labels:" in readme: new = re.sub(r"Adapting the ranker without labels:.*?\n(?=\n)", text, readme, flags=re.S)
-    else: new = readme.replace("\n## Speed (", "\n" + text + "\n## Speed (")
-    Path('README.md').write_text(new)
-    print(text)
+    sections["adapt"] = "## Adapting the ranker\n" + text
 
 # the PDF round-trip sentence, from reports/library/pdf_roundtrip.json (benchmarks/pdf_roundtrip.py --out, one key per typesetter)
 rt = Path('reports/library/pdf_roundtrip.json')
@@ -244,7 +235,32 @@ if rt.is_file():
     n = next(iter(T.values()))['structure']['papers']
     text = (f"On the {n} shared papers typeset as two-column PDFs and read back (`benchmarks/pdf_roundtrip.py --out "
             f"reports/library/pdf_roundtrip.json`), " + "; ".join(parts) + ".\n")
-    readme = Path('README.md').read_text()
-    new = re.sub(r"On the \d+ shared papers typeset as two-column PDFs.*?\n(?=A paper's LaTeX source)", text, readme, flags=re.S)
-    Path('README.md').write_text(new)
-    print(text)
+    sections["pdf"] = "## Your PDFs read back\n" + text
+
+order = ("results", "adapt", "speed", "library", "pdf")
+results_md = (
+    "# Results\n\nGenerated by `scripts/readme_results.py` from the committed run and benchmark files; every number with its n.\n"
+    "The rendered report pages start at [reports/index.html](index.html) (or `reports/README.md`).\n\n"
+    + "\n".join(sections[k] for k in order if k in sections))
+if not CHECK: Path("reports/RESULTS.md").write_text(results_md)
+# README: one small table, every number with its n, linking to the pages
+m, te, tr, f = RUN["m"], RUN["te"], RUN["tr"], lambda x: f"{x:.3f}"
+row = lambda name, x, key: f"| {name} | {f(x[key]['value'])} | {x['n_questions']} |"
+table = "\n".join([
+    f"| offline default ({m['run'].get('config', 'offline-2k')}, Qwen2.5-Coder-1.5B, two CPU cores; {answered_by(m['run'])}) | value | n |", "|---|---|---|",
+    row("Answer-F1, shared test papers", te, "answer_f1"), row("Answer-F1, shared train papers", tr, "answer_f1"),
+    row("Evidence-F1, shared test papers", te, "evidence_f1"), row("Evidence-F1, shared train papers", tr, "evidence_f1"),
+    f"| evidence recall of the passages sent | {m['evidence_recall']['all']:.3f} | {m['evidence_recall']['n']['all']} |",
+    f"| seconds per answer (median, two cores) | {m['seconds_per_question']['median']:.1f} | {m['seconds_per_question']['n']} |",
+])
+readme = Path("README.md").read_text()
+begin, end = "<!-- results: generated by scripts/readme_results.py -->", "<!-- /results -->"
+assert begin in readme and end in readme, f"README.md needs the markers {begin} ... {end}"
+new_readme = readme[:readme.index(begin) + len(begin)] + "\n" + table + "\n" + readme[readme.index(end):]
+if CHECK:
+    stale = [n for n, old, new in (("README.md", readme, new_readme), ("reports/RESULTS.md", Path("reports/RESULTS.md").read_text(), results_md)) if old != new]
+    if stale: sys.exit(f"{', '.join(stale)} differ from what the run and benchmark files give: run scripts/readme_results.py")
+    print("README.md and reports/RESULTS.md agree with the run and benchmark files")
+else:
+    Path("README.md").write_text(new_readme)
+    print(table)
