@@ -248,3 +248,39 @@ def test_only_the_command_line_is_imported_from_cli():
     "The package's API lives in `app` and the stage modules: nothing imports `cli` but for `main`/`build_parser`, to test the command line."
     bad = [f"{where}:{line} imports {name}" for where, src in _sources() for line, name in cli_imports(src) if name not in CLI_ENTRY]
     assert bad == [], "\n".join(bad)
+
+
+# Notebook test cells that neither check nor show (issue 44): every code cell of a module notebook that is not exported nor a
+# definition, a literal or a hidden fixture asserts something or shows an output a reader learns from. Report pages (20-28)
+# render findings and are left out.
+import re as _re
+REPORT_PAGE = _re.compile(r"^2[0-8]_")
+
+def hollow_cells(sources: list[str]) -> list[int]:
+    "Indices of the code cells (their sources) that run code but neither check (assert, raise, test_*) nor show (print, display, a last expression)."
+    out = []
+    for i, src in enumerate(sources):
+        if _re.search(r"^#\|\s*(export|exporti|default_exp|eval:\s*false)\b", src, _re.M): continue
+        code = "\n".join(l for l in src.splitlines() if not l.lstrip().startswith(("%", "!")))
+        try: tree = ast.parse(code)
+        except SyntaxError: continue
+        hide = bool(_re.search(r"^#\|\s*hide\b", src, _re.M))  # a fixture the reader does not see
+        literal = (ast.Constant, ast.JoinedStr, ast.Dict, ast.List, ast.Tuple, ast.Set)
+        if all(isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)) or isinstance(s, ast.Assign) and (hide or isinstance(s.value, literal))
+               for s in tree.body): continue  # setup: definitions, data, a hidden fixture
+        calls = {n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "") for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        checks = any(isinstance(n, (ast.Assert, ast.Raise)) for n in ast.walk(tree)) or any(c.startswith("test") for c in calls)
+        shows = bool(calls & {"print", "display", "show", "plot", "imshow"}) or isinstance(tree.body[-1], ast.Expr) and not src.rstrip().endswith(";")
+        if not (checks or shows): out.append(i)
+    return out
+
+def test_hollow_cells_finds_every_form():
+    cells = ["x = compute()", "x = compute()\nassert x", "x = compute()\nx", "x = compute()\nx;", "print(compute())", "#| hide\ntmp = make()",
+             "def f(): pass", "DATA = '''a'''", "#| export\ny = run()", "test_eq(f(), 1)", "for a in b: run(a)"]
+    assert hollow_cells(cells) == [0, 3, 10]
+
+@pytest.mark.parametrize("nb", sorted(p.name for p in (ROOT/"nbs").glob("*.ipynb") if not REPORT_PAGE.match(p.name)))
+def test_no_hollow_notebook_cells(nb):
+    cells = [c for c in json.loads((ROOT/"nbs"/nb).read_text())["cells"] if c["cell_type"] == "code"]
+    srcs = ["".join(c["source"]) for c in cells]
+    assert not (bad := hollow_cells(srcs)), [srcs[i][:200] for i in bad]
