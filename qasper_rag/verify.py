@@ -214,14 +214,16 @@ class Verifier:
                         ) -> tuple[int, str, float] | None:
         """The sentence sent that answers the question best, by the answers judge, with its doc number and score; None when none
         answers (the best read is kept as this check's `closest`). Read: the `quote_pool` prose sentences sharing most words with
-        the question, the claim and the short answer (at least one with the question; the cited passages first among ties), those
-        whose form can answer first (`answering.form_problem`: for a size question, the sentences that give a number)."""
-        asked, want = set(claim_terms(question)), set(claim_terms(f"{question} {claim} {short}"))
+        the question, the claim and the short answer (at least one; the cited passages first among ties), those whose form can answer
+        first (`answering.form_problem`: for a size question, the sentences that give a number). A sentence may share no word with the
+        question itself: "How big is the Japanese data?" is answered by "From the corpus of about 100 million sentences, ..." (a train
+        question), whose words are the claim's ("corpus") and the short answer's."""
+        want = set(claim_terms(f"{question} {claim} {short}"))
         pool = []
         for d in within or range(1, len(passages) + 1):
             for q in quotable_sentences(passages[d - 1].body, limit=1000):
                 ts = set(claim_terms(q))
-                if not _CITE_LIKE.search(q) and asked & ts: pool.append((form_problem(question, q) is not None, -len(want & ts), d not in docs, d, q))
+                if not _CITE_LIKE.search(q) and want & ts: pool.append((form_problem(question, q) is not None, -len(want & ts), d not in docs, d, q))
         read = [(self.answers.score(question, q), d, q) for *_, d, q in sorted(pool)[:self.quote_pool]]
         if not read: return None
         ok = [x for x in read if self.answers.verdict(question, x[2]).answers]
