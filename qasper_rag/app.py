@@ -15,7 +15,8 @@ from .settings import AnswerSettings, RunSettings
 from .env import env, environment
 
 # %% auto #0
-__all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_answerer', 'run_eval']
+__all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_answerer', 'run_eval',
+           'run_retriever']
 
 # %% ../nbs/89_app.ipynb #731946fd
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -136,3 +137,20 @@ def run_eval(out: str | Path, # the run folder (a run with the same settings the
                 "version": __version__, "code": code_version(), "settings": s.to_dict(), "environment": environment()}
     return evaluate(corpus, ans, j, out, recorded, limit=s.limit, restart=restart, progress=progress, labels=s.labels,
                     reference_labels=s.reference_labels, concurrency=s.concurrency)
+
+# %% ../nbs/89_app.ipynb #82343bb6
+def run_retriever(run_dir: str | Path, # an evaluation run folder (its run.json)
+                  corpus=None, # the papers searched in open-domain mode (scope corpus); None: none
+                  cache_dir=None, # the retriever's cache of vectors and indexes (None: data/cache)
+                 ):
+    "The retriever a run used: its recorded retrieval settings, the budget counted with its generator's tokenizer (the same passages are sent)."
+    from qasper_rag.evaluate import RunDir
+    from qasper_rag.generate import load_generator
+    from qasper_rag.retrieval import RetrievalConfig, Retriever
+    run = RunDir(run_dir).settings()
+    if not run or "retrieval" not in run:
+        raise FileNotFoundError(f"{run_dir}: no run.json with retrieval settings; give the folder of an evaluation run (qasper-rag eval --out DIR)")
+    cfg = RetrievalConfig.from_dict(run["retrieval"])
+    gen = load_generator(run["generator"], **({} if str(run["generator"]).startswith("openai:") else {"n_threads": 1}))
+    return Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(),
+                     generator=gen if cfg.llm_rerank == run["generator"] else None)

@@ -13,8 +13,9 @@ from .chunking import ChunkedPaper
 from .data import FLOAT_PREFIX, QasperCorpus, Question
 
 # %% auto #0
-__all__ = ['OPEN_ON_LINK', 'TABLE', 'gold_chunks', 'trace', 'explore', 'failures_frame', 'stages_run', 'verdicts',
-           'question_table', 'passages_sent', 'details_html', 'recall_rows', 'answer_f1s', 'LiveExplorer']
+__all__ = ['OPEN_ON_LINK', 'TABLE', 'gold_chunks', 'trace', 'TraceMismatch', 'check_trace', 'explore', 'failures_frame',
+           'stages_run', 'verdicts', 'question_table', 'passages_sent', 'details_html', 'recall_rows', 'answer_f1s',
+           'LiveExplorer']
 
 # %% ../nbs/25_failures.ipynb #0cc88a02
 from .retrieval import STAGES  # the stage names `Retrieval.stages` uses: one type for both
@@ -54,18 +55,39 @@ def trace(res, # the question's `Retrieval`: its stages, context and CRAG remova
                      "passages_sent": len(sent), "tokens_sent": res.context.n_tokens, "lost_at": lost})
     return rows
 
+class TraceMismatch(ValueError):
+    "A traced retrieval sent other passages than the run's record says it sent: a page built on it would describe another run."
+
+def check_trace(res, # the traced `Retrieval` of one question
+                line: Mapping, # the run's record of the same question (a line of records.jsonl)
+               ) -> None:
+    "Raise `TraceMismatch`, saying what differs, unless the trace sent exactly the passages (in order) the run's record sent."
+    sent, rec = list(res.context.chunk_ids), [c["chunk_id"] for c in line["record"].get("context", [])]
+    if sent == rec: return
+    only_run, only_trace = [c for c in rec if c not in sent], [c for c in sent if c not in rec]
+    raise TraceMismatch(f"question {line['question_id']} of paper {line['paper_id']}: the run sent {len(rec)} passages, the trace {len(sent)}"
+                        + (f"; only the run sent {only_run[:4]}" if only_run else "") + (f"; only the trace sent {only_trace[:4]}" if only_trace else "")
+                        + ("" if only_run or only_trace else "; the same passages in another order")
+                        + ". Trace with the run's own retriever (`app.run_retriever(run_dir, corpus)`: its settings and its generator's "
+                        "tokenizer for the budget)")
+
 def explore(corpus: QasperCorpus, # the papers; their questions with evidence are traced
             retriever, # the `Retriever` traced
             limit: int | None = None, # the first `limit` questions with evidence (None: all)
             missed_only: bool = True, # keep only the gold items that did not reach the model (False: every item)
             progress: bool = True, # show a progress bar
+            lines: Sequence[Mapping] = (), # a run's records: every traced question the run answered must send what its record sent (`check_trace`)
            ) -> list[dict]:
-    "Trace every question with evidence (the first `limit`); keep the items that did not reach the model unless `missed_only=False`."
+    """Trace every question with evidence (the first `limit`); keep the items that did not reach the model unless `missed_only=False`.
+    Given a run's records, stop with `TraceMismatch` at the first question whose trace differs from its record."""
     from tqdm.auto import tqdm
     qs = [(p, q) for p in corpus for q in p.questions if q.evidence][:limit]
+    run = {l["question_id"]: l for l in lines}
     rows = []
     for p, q in tqdm(qs, desc=f"failures [{retriever.config.name}]", disable=not progress):
-        rows += [r for r in trace(retriever.retrieve(p, q.text), q) if not missed_only or r["lost_at"] != "reached"]
+        res = retriever.retrieve(p, q.text)
+        if q.id in run: check_trace(res, run[q.id])
+        rows += [r for r in trace(res, q) if not missed_only or r["lost_at"] != "reached"]
     return rows
 
 def failures_frame(rows: Sequence[dict], # `trace` rows (e.g. from `explore`)
