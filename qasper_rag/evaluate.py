@@ -21,8 +21,9 @@ from .files import append_line, atomic_write, say
 
 # %% auto #0
 __all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'answered_by', 'RunDir',
-           'judge_answer', 'eval_items', 'evaluate', 'question_groups', 'check_reference_labels', 'run_predictions',
-           'run_metrics', 'verification_metrics', 'finish_run', 'compare_runs']
+           'model_sentence_support', 'shown_label_shares', 'judge_answer', 'eval_items', 'evaluate', 'question_groups',
+           'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics', 'finish_run',
+           'compare_runs']
 
 # %% ../nbs/17_evaluate.ipynb #3b39e0e6
 class RunMismatch(ValueError):
@@ -190,6 +191,52 @@ class RunDir:
         d = record.to_dict() if isinstance(record, EvalLine) else record
         append_line(self.records_path, json.dumps(d, ensure_ascii=False))
 
+# %% ../nbs/17_evaluate.ipynb #90f4bbf6
+_SUPPORTED_AS_CITED = {"verified"}  # the verifier's status of a model sentence its own citations support
+
+def model_sentence_support(record: AnswerRecord | Mapping, # one answer record (verified: its sentences carry a status)
+                          ) -> list[int] | None:
+    """For each sentence the model wrote (before verification), 1 if the verifier's judge found it supported by the passages
+    the model itself cited, else 0 (uncited, re-cited elsewhere, rewritten, removed as unsupported); None: not verified."""
+    rows = record.sentences if isinstance(record, AnswerRecord) else record.get("sentences", [])
+    if not rows or not any("status" in s for s in rows): return None
+    mine = [s for s in rows if s.get("status") != "no answer"]
+    return [int(not s.get("attributed") and bool(s.get("citations")) and (s.get("before") or s.get("status")) in _SUPPORTED_AS_CITED)
+            for s in mine]
+
+def _key(question: str, claim: str) -> tuple[str, str]:
+    "A shown sentence's match key against a label file: question and claim, lower-cased, without citation marks and end punctuation."
+    import re
+    norm = lambda s: re.sub(r"\s+", " ", re.sub(r"\[Doc \d+\]", "", s or "")).strip().strip(".").strip().lower()
+    return norm(question), norm(claim)
+
+def _share(k: int, n: int) -> dict:
+    "k of n with its Wilson 95% interval."
+    if not n: return {"k": k, "n": 0, "share": None, "ci95": None}
+    z, p = 1.96, k / n
+    mid, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return {"k": k, "n": n, "share": round(p, 4), "ci95": [round(max(0.0, mid - half), 4), round(min(1.0, mid + half), 4)]}
+
+def shown_label_shares(lines: Sequence[EvalLine | Mapping], # the run's records
+                       path: str | Path, # a label file (`label` = supported; an `answers` column, if present, = answers the question)
+                      ) -> dict:
+    """How the run's shown sentences fare under independent labels: of the shown sentences matching a labelled one (same question
+    and claim), how many are supported, answer the question, and both, each with its Wilson 95% interval; counts only."""
+    import csv
+    with open(path, newline="", encoding="utf-8") as f: rows = [r for r in csv.DictReader(f) if str(r.get("label", "")).strip() in ("0", "1")]
+    has_answers = bool(rows) and "answers" in rows[0]
+    labelled = {_key(r["question"], r["claim"]): r for r in rows}
+    shown = [(l.question, s["claim"]) for l in map(EvalLine.of, lines) if not l.record.failed
+             for s in l.record.sentences if s.get("verified", True) and s.get("citations") and s.get("status") not in ("removed", "withdrawn", "undecided", "no answer")]
+    hits = [labelled[k] for q, c in shown if (k := _key(q, c)) in labelled]
+    sup = sum(r["label"].strip() == "1" for r in hits)
+    out = {"labels": Path(path).name, "shown": len(shown), "matched": len(hits), "supported": _share(sup, len(hits))}
+    if has_answers:
+        ans = [r for r in hits if str(r.get("answers", "")).strip() in ("0", "1")]
+        out["answers"] = _share(sum(r["answers"].strip() == "1" for r in ans), len(ans))
+        out["supported_and_answers"] = _share(sum(r["answers"].strip() == "1" and r["label"].strip() == "1" for r in ans), len(ans))
+    return out
+
 # %% ../nbs/17_evaluate.ipynb #537d2cc0
 def judge_answer(record: AnswerRecord, # the answer record of one question
                  retrieval, # the `Retrieval` whose passages were sent, in [Doc N] order
@@ -324,6 +371,7 @@ def check_reference_labels(run: RunDir, # the run folder; reference_labels.json 
     r = check_labels(items, judge, {i.item_id: groups[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in groups}, progress)
     r.pop("verdicts"); r.pop("details")  # per-item labels stay in the label file: a run folder is committed, the labels never are
     r["labels"] = str(path)
+    r["shown"] = shown_label_shares(run.lines(), path)  # aggregate counts only
     atomic_write(run.path/"reference_labels.json", json.dumps(r, indent=1))
     return r
 
@@ -356,6 +404,8 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalL
     er = aggregate(recs)
     alce = [l.alce for l in by_id.values()] + [None] * (total - len(by_id))
     cr, cp = [a["recall"] if a else None for a in alce], [a["precision"] if a else None for a in alce]
+    before = [model_sentence_support(l.record) for l in by_id.values() if not l.record.failed]
+    before = [b for b in before if b]  # questions whose model wrote sentences the verifier read
     judged = [j for l in by_id.values() for j in l.judged]
     sents = [s for l in by_id.values() for s in l.record.sentences]
     secs = [l.seconds for l in by_id.values() if l.seconds is not None]
@@ -370,6 +420,12 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalL
         "evidence_f1_text_only": {"value": agg_t["Evidence F1"], "ci95": ci(f1(off[True], "evidence_f1"))},
         "evidence_recall": {**er["evidence_recall"], "n": er["n"], "ci95": ci([r.recall for r in recs]),
                             "mean_tokens": er["mean_tokens"], "mean_chunks": er["mean_chunks"]},
+        "citation_before_verification": {  # the model's own sentences, read by the verifier's judge: not circular (see above)
+            "recall": {"value": _mean([sum(b) / len(b) for b in before]), "n": len(before), "total": total,
+                       "ci95": ci([sum(b) / len(b) for b in before])},
+            "sentences": sum(len(b) for b in before), "supported_as_cited": sum(sum(b) for b in before),
+            "abstained": total - len(before)},
+        # the shown answer read by the verifier's own judge: 1.0 on every answered question by construction (kept for old pages)
         "citation_recall": {"value": _mean(cr), "n": sum(x is not None for x in cr), "total": total, "ci95": ci(cr)},
         "citation_precision": {"value": _mean(cp), "n": sum(x is not None for x in cp), "total": total, "ci95": ci(cp)},
         "citations": {"sentences": len(sents), "per_sentence_median": statistics.median([len(s["citations"]) for s in sents]) if sents else None,
@@ -423,7 +479,9 @@ def finish_run(out: str | Path, # the run folder
         raise ValueError(f"{out}: its records are about questions not in the loaded data; pass the run's --data ({settings.get('data')})")
     human = read_labels(labels) if labels else None
     m = run_metrics(lines, corpus, qids, human)
-    if (run.path/"reference_labels.json").exists(): m["kappa"]["judge_vs_reference_labels"] = json.loads((run.path/"reference_labels.json").read_text())
+    if (run.path/"reference_labels.json").exists():
+        m["kappa"]["judge_vs_reference_labels"] = ref = json.loads((run.path/"reference_labels.json").read_text())
+        if ref.get("shown"): m["shown_labels"] = ref["shown"]  # the shown sentences under independent labels
     prev = _previous_run(run.path/"metrics.json")
     m["run"] = {**settings, "wall_s": round((prev.get("wall_s") or 0) + (wall_s or 0), 1), "sessions": prev.get("sessions", 0) + (wall_s is not None),
                 "peak_rss_mb": max(prev.get("peak_rss_mb") or 0, _peak_rss_mb()), "human_labels": str(labels) if labels else None}  # the file behind this kappa (none without labels)

@@ -144,6 +144,16 @@ def render(name: str, # a page's notebook: a key of `PAGES`
 # %% ../nbs/20_report.ipynb #1f81d14f
 def _fmt(v) -> str: return "n/a" if v is None else f"{v:.3f}"
 
+def _before(d: dict) -> str:
+    "The model's sentences supported as cited before verification (n), or n/a for a run that predates the measure."
+    b = (d.get("citation_before_verification") or {}).get("recall")
+    return "n/a" if not b else f"{_fmt(b['value'])} (n={b['n']})"
+
+def _labelled(d: dict) -> str:
+    "The shown sentences supported and answering under independent labels (n), or 'no labels'."
+    x = (d.get("shown_labels") or {}).get("supported_and_answers")
+    return "no labels" if not x or not x["n"] else f"{_fmt(x['share'])} (n={x['n']})"
+
 def write_index(reports: str | Path | None = None) -> Path:
     "Rewrite `reports/README.md`: one row per report folder with a metrics.json, linking its pages and figures."
     reports = Path(reports or project_root()/"reports")
@@ -155,15 +165,17 @@ def write_index(reports: str | Path | None = None) -> Path:
         rows.append(f"| `{r.name}` | {run.get('config')} / {run.get('generator')} / judge {run.get('judge')} | "
                     f"{cov['answered']}/{cov['total']} | {_fmt(d['answer_f1']['value'])} | {_fmt(d['evidence_f1']['value'])} | "
                     f"{_fmt(d['evidence_recall']['all'])} (n={d['evidence_recall']['n']['all']}) | "
-                    f"{_fmt(d['citation_recall']['value'])} / {_fmt(d['citation_precision']['value'])} (n={d['citation_recall']['n']}) | {pages} |")
+                    f"{_before(d)} | {_labelled(d)} | {pages} |")
     text = ["# Reports", "",
             "One folder per run, written by `make report` (or `qasper-rag report`): the evaluation run itself (`run.json`,",
             "`records.jsonl`, `predictions.jsonl`, `metrics.json`), the executed notebooks rendered to HTML, their JSON",
             "outputs and PNG figures. Answer-F1 and Evidence-F1 follow the official QASPER evaluator (failed or missing",
-            "questions score 0); evidence recall is measured on the exact context sent; citation recall / precision are ALCE's,",
-            "averaged over answered questions (n = answered).", "",
-            "| run | configuration / generator / judge | answered | Answer-F1 | Evidence-F1 | evidence recall | citation recall / precision | pages |",
-            "|---|---|---|---|---|---|---|---|", *(rows or ["| (none yet) | | | | | | | |"]), ""]
+            "questions score 0); evidence recall is measured on the exact context sent. Citations are never scored by the judge",
+            "that repaired them: the model's own sentences before verification, supported by the passages they cited (the",
+            "verifier's judge; n = questions whose model wrote sentences), and the shown sentences supported and answering the",
+            "question under independent labels, where the run's answers have them (n = labelled shown sentences).", "",
+            "| run | configuration / generator / judge | answered | Answer-F1 | Evidence-F1 | evidence recall | model's sentences supported as cited | shown: supported and answering (labels) | pages |",
+            "|---|---|---|---|---|---|---|---|---|", *(rows or ["| (none yet) | | | | | | | | |"]), ""]
     (reports/"README.md").write_text("\n".join(text), encoding="utf-8")
     return reports/"README.md"
 

@@ -21,7 +21,13 @@ gm = {g: run_metrics(lines, corpus, qs) for g, qs in by.items()}
 v, k = m['verification'], m['kappa']['judge_vs_reference_labels']
 c = v['counts']; kt = k['groups']['qasper-test-sample47-1q']; ktr = k['groups']['qasper-train-sample10']
 te, tr = gm['qasper-test-sample47-1q'], gm['qasper-train-sample10']
-RUN = dict(m=m, te=te, tr=tr)  # the run's numbers, for README's table (later sections reuse the short names)
+B = run_metrics(lines, corpus, [q for qs in by.values() for q in qs])['citation_before_verification']  # from the records: older runs too
+L = m.get('shown_labels') or (json.loads((run/'reference_labels.json').read_text()).get('shown') if (run/'reference_labels.json').exists() else None)
+share = lambda x: f"{x['k']} of {x['n']} ({x['share']:.2f}, 95% interval {x['ci95'][0]:.2f}-{x['ci95'][1]:.2f})"
+LAB = (f"the shown sentences under independent labels ({L['labels']}, {L['matched']} of {L['shown']} labelled): supported {share(L['supported'])}, "
+       f"answering the question {share(L['answers'])}, both {share(L['supported_and_answers'])};" if L and L.get('matched') and 'answers' in L else
+       "no independent labels of this run's shown sentences;")
+RUN = dict(m=m, te=te, tr=tr, L=L)  # the run's numbers, for README's table (later sections reuse the short names)
 f = lambda x: f"{x:.3f}"
 t = (m['run'].get('settings') or {}).get('answer', {}).get('threads') or m['run'].get('threads')
 threads = f" (llama.cpp with {t} thread{'s' if t != 1 else ''} on two cores)" if t else ""
@@ -32,9 +38,10 @@ pages indexed in `reports/README.md`; answered by {answered_by(m['run'])}):
 Answer-F1 {f(m['answer_f1']['value'])}, Evidence-F1 {f(m['evidence_f1']['value'])} (official semantics, n={m['coverage']['answered']}/{m['n_questions']});
 on the 47 test papers {f(te['answer_f1']['value'])} / {f(te['evidence_f1']['value'])} (n={te['n_questions']}), on the 10 train papers
 {f(tr['answer_f1']['value'])} / {f(tr['evidence_f1']['value'])} (n={tr['n_questions']}); evidence recall of the context
-sent {m['evidence_recall']['all']:.3f} (n={m['evidence_recall']['n']['all']}); {v['supported']} of {v['shown_claims']} shown cited sentences supported by the judge ({100*v['supported_share']:.1f}%),
-{c['verified']} verified as written, {c['re-cited']} re-cited, {c['rewritten']} rewritten as quotes, {c['removed']} removed, {v['multi_citation_sentences']} citing more than one
-passage; {v['no_answer']} answers say the passages do not answer; ALCE citation recall {f(m['citation_recall']['value'])}, precision {f(m['citation_precision']['value'])} (n={m['citation_recall']['n']});
+sent {m['evidence_recall']['all']:.3f} (n={m['evidence_recall']['n']['all']}); the model's own sentences before verification: {B['supported_as_cited']} of {B['sentences']}
+supported by the passages they cited (the verifier's judge; mean per question {f(B['recall']['value'])}, n={B['recall']['n']}); {LAB}
+of the model's sentences {c['verified']} were verified as written, {c['re-cited']} re-cited, {c['rewritten']} rewritten as quotes, {c['removed']} removed, {v['multi_citation_sentences']} shown citing more than one
+passage; {v['no_answer']} answers say the passages do not answer (the shown sentences are not scored by the judge that repaired them);
 the judge's agreement with the reference labels of citation support: kappa {k['kappa']:.3f} (n={k['n']}), on the
 test papers' items {kt['kappa']:.3f} (n={kt['n']}), on the train papers' {ktr['kappa']:.3f} (n={ktr['n']}), false 'supported' rate {k['false_supported_rate']:.3f};
 verification adds {v['seconds']['median']} s per answer (median; p95 {v['seconds']['p95']}) to {m['seconds_per_question']['median']} s per question{threads}.
@@ -251,6 +258,8 @@ table = "\n".join([
     row("Answer-F1, shared test papers", te, "answer_f1"), row("Answer-F1, shared train papers", tr, "answer_f1"),
     row("Evidence-F1, shared test papers", te, "evidence_f1"), row("Evidence-F1, shared train papers", tr, "evidence_f1"),
     f"| evidence recall of the passages sent | {m['evidence_recall']['all']:.3f} | {m['evidence_recall']['n']['all']} |",
+    *([f"| shown sentences supported and answering (independent labels) | {L['supported_and_answers']['share']:.3f} | {L['supported_and_answers']['n']} |"]
+      if (L := RUN["L"]) and L.get('matched') and 'supported_and_answers' in L else []),
     f"| seconds per answer (median, two cores) | {m['seconds_per_question']['median']:.1f} | {m['seconds_per_question']['n']} |",
 ])
 readme = Path("README.md").read_text()
