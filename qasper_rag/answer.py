@@ -6,9 +6,9 @@ Docs: https://qasper-rag.github.io/qasper_rag/answer.html.md"""
 
 # %% ../nbs/14_answer.ipynb #2db605d9
 from __future__ import annotations
-import dataclasses, re, statistics, time
+import dataclasses, inspect, queue, re, statistics, threading, time
 from dataclasses import dataclass, field, asdict
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 from fastcore.basics import patch
 from .data import Paper
 from .chunking import ABSTRACT
@@ -20,7 +20,8 @@ from .verify import Verifier, agree_short_answer
 from .short import expand_acronyms, first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
 
 # %% auto #0
-__all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'evidence_paragraphs']
+__all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'Event', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'Passages', 'Text',
+           'Verified', 'Short', 'Done', 'evidence_paragraphs']
 
 # %% ../nbs/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
@@ -105,16 +106,32 @@ class Attempt:
     attempts: int  # replies asked for (retries after a malformed one included)
     usage: dict  # prompt and completion tokens over every call
 
+def _streams(gen) -> bool:
+    "Whether `gen.generate` takes `on_text` (a generator of one's own may not: its reply then comes in one piece)."
+    try: ps = inspect.signature(gen.generate).parameters
+    except (TypeError, ValueError): return False
+    return "on_text" in ps or any(p.kind is p.VAR_KEYWORD for p in ps.values())
+
+def _reply(gen, messages: list[dict], on_text: Callable[[str], None] | None, **kw) -> Generation:
+    "`gen.generate(messages, **kw)`, its text handed to `on_text` as the model writes it (in one piece by a generator that cannot stream)."
+    if on_text is None: return gen.generate(messages, **kw)
+    if _streams(gen): return gen.generate(messages, **kw, on_text=on_text)
+    g = gen.generate(messages, **kw)
+    on_text(g.text)
+    return g
+
 def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int, max_tokens: int, retries: int,
               grammar: str | None = None, texts: Sequence[str] = (),
               plain: list[dict] | None = None, # `messages` without the prompt's example: asked when a reply copies the example
+              on_text: Callable[[str, int], None] | None = None, # called with each piece of a reply as it is written, and the reply's number (2: asked again)
              ) -> Attempt:
     """Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed, or without the
     prompt's example when the reply answers the example instead of the question (`_ask_again`); then make sure of the short answer."""
     attempts, usage, notes = 0, {"prompt_tokens": 0, "completion_tokens": 0}, []
     while True:
         attempts += 1
-        g = gen.generate(messages, max_tokens=max_tokens, temperature=0.0, **({"grammar": grammar} if grammar else {}))
+        g = _reply(gen, messages, on_text and (lambda t, n=attempts: on_text(t, n)), max_tokens=max_tokens, temperature=0.0,
+                   **({"grammar": grammar} if grammar else {}))
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         parsed = parse_output(g.text)
         sents = check_citations(parsed.answer, n_docs)
@@ -152,29 +169,118 @@ class Answerer:
                retrieval: Retrieval | None = None, # this question's retrieval when done already (a concurrent evaluation retrieves in one thread)
               ) -> tuple[AnswerRecord, Retrieval]:
         "`ask`, also returning the retrieval behind the answer (for evaluation: the exact context and its chunks)."
+        *_, done = self.stream(paper, question, question_id, retrieval, text=False)  # the same steps, nobody reading along
+        return done.record, done.retrieval
+
+    def stream(self, paper: Paper, # the paper asked about (its chunks are what is retrieved)
+               question: str, # the question in words, e.g. "What is the seed lexicon?" (empty: `ValueError`, raised here)
+               question_id: str | None = None, # QASPER's id of the question, kept in the record (None: a question of one's own)
+               retrieval: Retrieval | None = None, # this question's retrieval when done already
+               text: bool = True, # hand on the reply as the model writes it (`Text` events; the model then runs in a thread)
+              ) -> Iterator[Event]:
+        """`answer` as it happens: `Passages` once retrieved, `Text` pieces as the model writes, `Verified` per sentence and `Short`
+        once checked, then `Done` with the record `answer` returns. A question that cannot be asked is refused here, before any event."""
         from qasper_rag.data import check_question  # empty: the model invents an answer; too long: it crowds the passages out
         check_question(question, 'answerer.ask(paper, "What is the seed lexicon?")')
-        t0 = time.perf_counter()
-        res = retrieval if retrieval is not None else self.retriever.retrieve(paper, question)
-        t_ret = time.perf_counter() - t0
-        if retrieval is not None: t_ret = sum(res.timings.values()); t0 -= t_ret  # retrieved before: its stages' time, in the total too
-        passages = res.passages
-        labels = {l.id: l.label for l in res.labels}
-        shown = [labels.get(c.id, "") for c in passages] if self.show_labels else None
-        msgs = build_messages(question, passages, paper.title, shown)
-        context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)} for i, c in enumerate(passages)]
-        base = dict(question=question, paper_id=paper.id, question_id=question_id, context=context,
-                    model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
-                                                 "verify": _judge_spec(self.verifier)})
-        try:
-            short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
-            att = _generate(self.gen, msgs, short_msgs, question, len(passages),
-                            self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None,
-                            texts=[c.body for c in passages], plain=build_messages(question, passages, paper.title, shown, example=False))
-            return self._record(res, att, base, t0, t_ret), res
-        except Exception as e:
-            return AnswerRecord(answer="", sentences=[], short_answer="", short_answer_type="missing", passages=[], predicted_evidence=[], failed=True,
-                                problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base), res
+        return self._events(paper, question, question_id, retrieval, text)
+
+# %% ../nbs/14_answer.ipynb #062d1772
+@dataclass(frozen=True)
+class Passages:
+    "The passages retrieved for the question and sent to the model, before it starts writing."
+    title: str  # the paper's title
+    context: list[dict]  # every passage sent, as the record keeps it: {doc, chunk_id, section, label}
+    retrieval: Retrieval  # the whole retrieval (each stage's ranking, the chunks and their texts)
+
+@dataclass(frozen=True)
+class Text:
+    "A piece of the model's reply as it writes it (the raw reply: reasoning, answer and short answer)."
+    text: str
+    attempt: int = 1  # the reply it belongs to: 2 when a malformed first reply was asked again
+
+@dataclass(frozen=True)
+class Verified:
+    "One sentence of the answer once checked, in the answer's order."
+    index: int  # its place in the answer (from 0)
+    text: str  # as shown, with its [Doc N] marks ('' when removed)
+    original: str  # as the model wrote it
+    status: str  # verified, re-cited, rewritten, removed or no answer ('' when no verifier checks)
+    citations: tuple[int, ...]  # the docs it cites as shown
+
+@dataclass(frozen=True)
+class Short:
+    "The short answer, as the record keeps it."
+    text: str
+    type: str  # its form (`short.short_answer_type`): yes/no, extractive, free form, unanswerable, missing
+
+@dataclass(frozen=True)
+class Done:
+    "The end: the record `Answerer.answer` returns, and the retrieval behind it."
+    record: AnswerRecord
+    retrieval: Retrieval
+
+Event = Passages | Text | Verified | Short | Done
+
+# %% ../nbs/14_answer.ipynb #73330c9e
+class _Left(Exception):
+    "The reader stopped reading the events: the model stops at its next piece."
+
+def _in_thread(work: Callable[[Callable[[str, int], None]], Attempt], # work(on_text): the generation, handing on its pieces
+              ) -> Iterator[Text]:
+    """Run `work(on_text)` in a thread, yielding a `Text` for each piece while it runs; returns its result (its exception is
+    raised here). A reader that stops iterating stops the work at its next piece."""
+    pieces, left, out, end = queue.SimpleQueue(), threading.Event(), {}, object()
+    def on_text(text: str, attempt: int):
+        if left.is_set(): raise _Left()
+        pieces.put(Text(text, attempt))
+    def run():
+        try: out["result"] = work(on_text)
+        except BaseException as e: out["error"] = e
+        finally: pieces.put(end)
+    threading.Thread(target=run, name="answer-generation", daemon=True).start()
+    try:
+        while (ev := pieces.get()) is not end: yield ev
+    finally: left.set()
+    if "error" in out: raise out["error"]
+    return out["result"]
+
+def _checked(rec: AnswerRecord) -> list[Verified | Short]:
+    "The record's sentences as checked, then its short answer, as events."
+    return [Verified(k, s["text"], s.get("original") or s["text"], s.get("status", ""), tuple(s["citations"])) for k, s in enumerate(rec.sentences)] + [
+        Short(rec.short_answer, rec.short_answer_type)]
+
+# %% ../nbs/14_answer.ipynb #26f11d67
+@patch
+def _events(self: Answerer, paper: Paper, question: str, question_id: str | None, retrieval: Retrieval | None,
+            text: bool, # stream the reply (`Text`), the model in a thread; False: called here, no `Text`
+           ) -> Iterator[Event]:
+    "The steps of `Answerer.answer` for a question already checked, each announced as it is done."
+    t0 = time.perf_counter()
+    res = retrieval if retrieval is not None else self.retriever.retrieve(paper, question)
+    t_ret = time.perf_counter() - t0
+    if retrieval is not None: t_ret = sum(res.timings.values()); t0 -= t_ret  # retrieved before: its stages' time, in the total too
+    passages = res.passages
+    labels = {l.id: l.label for l in res.labels}
+    shown = [labels.get(c.id, "") for c in passages] if self.show_labels else None
+    msgs = build_messages(question, passages, paper.title, shown)
+    context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)} for i, c in enumerate(passages)]
+    base = dict(question=question, paper_id=paper.id, question_id=question_id, context=context,
+                model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
+                                             "verify": _judge_spec(self.verifier)})
+    yield Passages(paper.title, [dict(c) for c in context], res)
+    try:
+        short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
+        work = lambda on_text: _generate(self.gen, msgs, short_msgs, question, len(passages),
+                                         self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None,
+                                         texts=[c.body for c in passages], plain=build_messages(question, passages, paper.title, shown, example=False),
+                                         on_text=on_text)
+        att = (yield from _in_thread(work)) if text else work(None)
+        rec = self._record(res, att, base, t0, t_ret)
+    except Exception as e:
+        rec = AnswerRecord(answer="", sentences=[], short_answer="", short_answer_type="missing", passages=[], predicted_evidence=[], failed=True,
+                           problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base)
+    yield from _checked(rec)
+    yield Done(rec, res)
 
 # %% ../nbs/14_answer.ipynb #7b5267a4
 def _judge_spec(verifier: Verifier | None) -> str | None:

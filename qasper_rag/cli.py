@@ -16,9 +16,9 @@ from .env import env
 
 # %% auto #0
 __all__ = ['COMMANDS', 'positive_int', 'share', 'print_stats', 'print_chunks', 'own_corpus', 'cmd_chunks', 'print_recall',
-           'cmd_recall', 'print_answer', 'cmd_ask', 'answer_settings', 'print_metrics', 'run_settings', 'cmd_eval',
-           'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report', 'cmd_bench',
-           'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt', 'build_parser', 'main']
+           'cmd_recall', 'print_answer', 'print_stream', 'cmd_ask', 'answer_settings', 'print_metrics', 'run_settings',
+           'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report',
+           'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #24eab59b
 def positive_int(text: str) -> int:
@@ -175,6 +175,29 @@ def print_answer(r, # an `AnswerRecord`
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
       f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
 
+# %% ../nbs/90_cli.ipynb #1a08a102
+def print_stream(events, # `Answerer.stream(paper, question)`'s events
+                 out=None, # where to print (None: `sys.stdout` as it is when called)
+                 width: int = 100, # characters per line when wrapping the checked answer
+                ):
+    "Print an answer as it happens: the passages sent, the reply as the model writes it, then the checked answer; returns the record."
+    from qasper_rag.answer import Done, Passages, Text
+    out, attempt = out or sys.stdout, 0
+    w = lambda *a, end="\n": print(*a, file=out, end=end, flush=True)
+    for e in events:
+        if isinstance(e, Passages):
+            w(f"{len(e.context)} passages sent from {e.title or 'the paper'}:")
+            for c in e.context: w(f"  [Doc {c['doc']}] {c['section']} ({c['chunk_id']})")
+            w("\nthe model writes:")
+        elif isinstance(e, Text):
+            if e.attempt != attempt and attempt: w("\n(asked again: the reply did not follow the format)")
+            attempt = e.attempt
+            w(e.text, end="")
+        elif isinstance(e, Done):
+            w("\n")
+            print_answer(e.record, out, width)
+            return e.record
+
 # %% ../nbs/90_cli.ipynb #e9a54971
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
@@ -188,9 +211,9 @@ def cmd_ask(a: argparse.Namespace) -> int:
     own = own_corpus(a)
     corpus = own or load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)[0]
     paper = next(iter(corpus)) if own else corpus.paper(a.paper)
-    rec = make_answerer(answer_settings(a), corpus).ask(paper, question)
-    if a.json: print(json.dumps(rec.to_dict(), indent=1))
-    else: print_answer(rec)
+    answerer = make_answerer(answer_settings(a), corpus)
+    if a.json: rec = answerer.ask(paper, question); print(json.dumps(rec.to_dict(), indent=1))
+    else: rec = print_stream(answerer.stream(paper, question))  # the passages, then the reply as it is written
     return 1 if rec.failed else 0
 
 _THREADS_HELP = ("CPU threads for the embedded generator (default: generate.default_threads(): $QASPER_LLM_THREADS, else half "

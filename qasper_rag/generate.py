@@ -10,7 +10,7 @@ import json, math, os, re, socket, subprocess, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Iterator, Sequence
 from urllib.parse import urlsplit
 from .env import env
 from .files import append_line, read_jsonl, say
@@ -69,8 +69,9 @@ class Generator:
                  temperature: float = 0.0, # 0 is greedy (deterministic)
                  stop: list[str] | None = None, # strings that end the answer (not included)
                  grammar: str | None = None, # a GBNF grammar the reply must follow (constrained decoding)
+                 on_text: Callable[[str], None] | None = None, # called with each piece of the reply as the model writes it (None: no streaming)
                 ) -> Generation:
-        "One chat completion."
+        "One chat completion (the same `Generation` whether or not `on_text` streams it)."
         raise NotImplementedError
 
     def generate_many(self, many: Sequence[Messages], # the chats; the model writes each one's next assistant turn
@@ -300,19 +301,42 @@ def grammar(self: LlamaCppGenerator, text: str):
     return cache[text]
 
 @patch
+def _streamed(self: LlamaCppGenerator, on_text: Callable[[str], None], **kw) -> dict:
+    """`create_chat_completion(stream=True, **kw)` read to its end, each piece of text handed to `on_text` as it comes; returned in
+    the form of the completion without streaming. Stream chunks carry no usage: the tokens are counted as llama.cpp samples them."""
+    sampled, prompt, inner = [], [], self.llm.generate
+    def counted(tokens, *a, **k):  # what `_create_completion` counts: the prompt, and every sampled token but an ending one
+        prompt.append(len(tokens))
+        for t in inner(tokens, *a, **k): sampled.append(t); yield t
+    self.llm.generate, pieces, finish, chunks = counted, [], None, None  # on this call only (under the lock): deleted below
+    try:
+        chunks = self.llm.create_chat_completion(stream=True, **kw)
+        for chunk in chunks:
+            ch = chunk["choices"][0]
+            if piece := ch["delta"].get("content"): pieces.append(piece); on_text(piece)
+            finish = ch.get("finish_reason") or finish
+    finally:
+        del self.llm.generate
+        if hasattr(chunks, "close"): chunks.close()  # `on_text` raised: llama.cpp stops sampling here
+    eog = bool(sampled) and _llama_cpp().llama_vocab_is_eog(self.llm._model.vocab, sampled[-1])
+    return {"choices": [{"message": {"content": "".join(pieces)}, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt[0] if prompt else 0, "completion_tokens": len(sampled) - eog}}
+
+@patch
 def generate(self: LlamaCppGenerator, messages: Messages, # the chat so far; the model writes the next assistant turn
               max_tokens: int, # most tokens to generate
               temperature: float = 0.0, # 0 is greedy (deterministic)
               stop: list[str] | None = None, # strings that end the answer (not included)
               grammar: str | None = None, # a GBNF grammar the reply must follow (constrained decoding)
+              on_text: Callable[[str], None] | None = None, # called with each piece of the reply as the model writes it (None: no streaming)
              ) -> Generation:
     "One chat completion with the model's chat template (greedy when `temperature` is 0), optionally constrained by a GBNF grammar."
+    kw = dict(messages=list(messages), max_tokens=max_tokens, temperature=temperature, stop=list(stop or []), seed=self.seed,
+              repeat_penalty=self.repeat_penalty, grammar=self.grammar(grammar) if grammar else None)
     with self._lock:  # no reset: llama.cpp reuses the KV cache of the longest prefix shared with the last call
         _llama_cpp().llama_perf_context_reset(self.llm.ctx)
         t0 = time.perf_counter()
-        try: r = self.llm.create_chat_completion(messages=list(messages), max_tokens=max_tokens, temperature=temperature,
-                                                 stop=list(stop or []), seed=self.seed, repeat_penalty=self.repeat_penalty,
-                                                 grammar=self.grammar(grammar) if grammar else None)
+        try: r = self.llm.create_chat_completion(**kw) if on_text is None else self._streamed(on_text, **kw)
         except ValueError as e: raise GeneratorError(f"{self.name}: {e}") from None  # e.g. the prompt exceeds n_ctx
         dt = time.perf_counter() - t0
     ch, u = r["choices"][0], r["usage"]
@@ -430,11 +454,13 @@ def _unreachable(e: requests.exceptions.ConnectionError) -> str:
     return type(e).__name__
 
 @patch
-def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = None, allow: tuple[int, ...] = ()) -> requests.Response:
+def _request(self: OpenAIGenerator, method: str, url: str, body: dict | None = None, allow: tuple[int, ...] = (),
+             stream: bool = False, # return once the headers are in (the body is read as it comes: server-sent events)
+            ) -> requests.Response:
     "An HTTP call with retries on connection errors, 429 and 5xx; other 4xx raise unless in `allow`."
     last, unreachable = "", True
     for attempt in range(self.retries + 1):
-        try: r = self._session().request(method, url, json=body, timeout=(min(10.0, self.timeout), self.timeout))
+        try: r = self._session().request(method, url, json=body, timeout=(min(10.0, self.timeout), self.timeout), stream=stream)
         except requests.exceptions.ReadTimeout:
             raise GeneratorError(f"{url} gave no answer within {self.timeout}s: raise `timeout` (a long generation on a busy server takes time)") from None
         except requests.exceptions.ConnectionError as e:
@@ -463,6 +489,34 @@ def _chat(self: OpenAIGenerator, messages: Messages, **fields) -> tuple[dict, fl
     r = self._request("POST", self.base_url + "/chat/completions", body).json()
     return r, time.perf_counter() - t0
 
+def _sse_data(lines) -> Iterator[dict]:
+    "The JSON objects of server-sent events' `data:` lines, up to `data: [DONE]` (comments, blank and other lines skipped)."
+    for line in lines:
+        if not line.startswith(b"data:"): continue
+        data = line[5:].strip()
+        if data == b"[DONE]": return
+        if data: yield json.loads(data)
+
+@patch
+def _chat_stream(self: OpenAIGenerator, messages: Messages, on_text: Callable[[str], None], **fields) -> tuple[dict, float]:
+    """A chat completion streamed as server-sent events (`"stream": true`), each piece of text handed to `on_text` as it comes;
+    returned in the form of the completion without streaming. The usage is the last chunk's, which a server sends when it
+    honours `stream_options.include_usage` (vLLM, OpenAI); without it (llama_cpp.server) the token counts are 0."""
+    body = {"model": self.model, "messages": list(messages), **self.extra_body, **fields, "stream": True, "stream_options": {"include_usage": True}}
+    t0, url = time.perf_counter(), self.base_url + "/chat/completions"
+    pieces, finish, usage, model = [], None, {}, None
+    try:
+        with self._request("POST", url, body, stream=True) as r:
+            for d in _sse_data(r.iter_lines()):
+                if "error" in d: raise GeneratorError(f"{url} broke off its stream: {str(d['error'])[:300]}")
+                model, usage = d.get("model") or model, d.get("usage") or usage
+                for ch in d.get("choices") or []:
+                    if piece := (ch.get("delta") or {}).get("content"): pieces.append(piece); on_text(piece)
+                    finish = ch.get("finish_reason") or finish
+    except requests.exceptions.RequestException as e: raise GeneratorError(f"{url}: the stream broke off ({type(e).__name__}: {e})") from None
+    except ValueError as e: raise GeneratorError(f"{url} streamed a chunk that is not JSON ({e})") from None
+    return {"choices": [{"message": {"content": "".join(pieces)}, "finish_reason": finish}], "usage": usage, "model": model}, time.perf_counter() - t0
+
 # %% ../nbs/12_generate.ipynb #52150323
 @patch
 def _grammar_body(self: OpenAIGenerator, grammar: str) -> dict:
@@ -477,6 +531,7 @@ def _grammar_body(self: OpenAIGenerator, grammar: str) -> dict:
     return {outer[0]: body}
 
 
+
 # %% ../nbs/12_generate.ipynb #8170bc11
 @patch
 def generate(self: OpenAIGenerator, messages: Messages, # the chat so far; the model writes the next assistant turn
@@ -484,11 +539,12 @@ def generate(self: OpenAIGenerator, messages: Messages, # the chat so far; the m
               temperature: float = 0.0, # 0 is greedy (deterministic)
               stop: list[str] | None = None, # strings that end the answer (not included)
               grammar: str | None = None, # a GBNF grammar the reply must follow (constrained decoding)
+              on_text: Callable[[str], None] | None = None, # called with each piece of the reply as the server streams it (None: no streaming)
              ) -> Generation:
-    "One chat completion from the server (a grammar goes in the `grammar_field` request field)."
+    "One chat completion from the server (a grammar goes in the `grammar_field` request field); streamed as server-sent events when `on_text` is given."
     if grammar and not self.grammar_field: raise GeneratorError(f"{self.base_url}: no grammar_field set, so constrained decoding is not available")
-    r, dt = self._chat(messages, max_tokens=max_tokens, temperature=temperature, **({"stop": list(stop)} if stop else {}),
-                       **(self._grammar_body(grammar) if grammar else {}))
+    fields = dict(max_tokens=max_tokens, temperature=temperature, **({"stop": list(stop)} if stop else {}), **(self._grammar_body(grammar) if grammar else {}))
+    r, dt = self._chat(messages, **fields) if on_text is None else self._chat_stream(messages, on_text, **fields)
     try: ch = r["choices"][0]
     except (KeyError, IndexError, TypeError): raise GeneratorError(f"{self.base_url}/chat/completions answered without choices: {str(r)[:300]}") from None
     u = r.get("usage") or {}

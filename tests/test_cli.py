@@ -150,6 +150,35 @@ def test_ask_json_contract(shared_dir):
     assert all(1 <= c <= len(rec["context"]) for s in rec["sentences"] for c in s["citations"])
 
 
+def test_ask_prints_the_passages_before_the_model_has_written(shared_dir, monkeypatch):
+    """`ask` in a terminal streams: the first passage line is on stdout when the generator's first `generate` call begins, and the
+    reply is printed as written before the checked answer (the real tiny model, in process, wrapped to note what stdout held
+    when each call began and returned; the order is checked, not the time)."""
+    import contextlib, io
+    from qasper_rag import generate
+    from qasper_rag.cli import main
+    out, calls, load = io.StringIO(), [], generate.load_generator
+    class Noted:
+        def __init__(self, gen): self.gen = gen
+        def __getattr__(self, name): return getattr(self.gen, name)
+        def generate(self, *a, **k):
+            calls.append(("begin", out.getvalue(), "on_text" in k))
+            try: return self.gen.generate(*a, **k)
+            finally: calls.append(("return", out.getvalue(), "on_text" in k))
+    monkeypatch.setattr(generate, "load_generator", lambda *a, **k: Noted(load(*a, **k)))
+    with contextlib.redirect_stdout(out):
+        rc = main(["ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694",
+                   "--config", "bm25-only", "--generator", "smollm2", "--verify", "lexical", "What is the seed lexicon?"])
+    text = out.getvalue()
+    assert rc in (0, 1), text
+    first = next(l for l in text.splitlines() if l.startswith("  [Doc 1] "))
+    assert calls[0][:1] == ("begin",) and first in calls[0][1] and calls[0][2]  # printed before the model began; the call streams
+    assert "the model writes:" in calls[0][1] and calls[1][0] == "return"
+    reply = text.split("the model writes:\n", 1)[1]
+    checked = max(reply.find("\nshort answer ("), reply.find("\nno answer:"))
+    assert checked > 0 and reply[:checked].strip()  # the reply as written, then the checked answer
+
+
 def test_library_add_list_and_ask(shared_dir, tmp_path):
     """`add` reads a PDF, a LaTeX e-print and a QASPER file into a library (a bad file is reported, the rest go in),
     skips unchanged sources, re-reads a changed one; `ask --library` routes to the paper and names it in every citation."""

@@ -112,6 +112,53 @@ def test_llamacpp_yes_probability_and_tokenizer(small, smollm2_path):
     assert vocab_only.count(text) == n and vocab_only.name == tok.name
 
 
+def _same(g: Generation):
+    "All of a generation but its wall time."
+    return (g.text, g.prompt_tokens, g.completion_tokens, g.model, g.finish_reason)
+
+
+def _cite_messages():
+    from qasper_rag.chunking import Chunk
+    from qasper_rag.prompts import build_messages
+    chunk = lambda i, sec, body: Chunk(i, "p", "text", sec, f"Title: T. Section: {sec}. {body}", 10, 0, prefix_chars=len(f"Title: T. Section: {sec}. "))
+    return build_messages("Which dataset do they use?", [chunk("p:s0c0", "Data", "We use SQuAD."), chunk("p:s1c0", "Data", "It has 100k questions.")], "T")
+
+
+@pytest.mark.parametrize("case", ["end of turn", "max_tokens", "stop string", "grammar", "multibyte"])
+def test_llamacpp_streaming_gives_the_same_generation(small, case):
+    """`on_text` gets the reply in pieces while the model writes it; the Generation is the one returned without streaming
+    (greedy: text, prompt and completion tokens, finish reason), and the pieces join to its text."""
+    from qasper_rag.prompts import answer_grammar
+    kw = {"end of turn": dict(messages=MSG, max_tokens=24), "max_tokens": dict(messages=MSG, max_tokens=3),
+          "stop string": dict(messages=MSG, max_tokens=40, stop=["."]),
+          "grammar": dict(messages=_cite_messages(), max_tokens=400, grammar=answer_grammar(2)),
+          "multibyte": dict(messages=[{"role": "user", "content": "Write “ので” and é ñ three times."}], max_tokens=40)}[case]
+    small.generate(**kw)  # both calls below on the same (warm) cache: a cold one may differ at a near tie (see the prefix-reuse test)
+    plain = small.generate(**kw)
+    pieces, inside = [], []
+    streamed = small.generate(**kw, on_text=lambda t: (pieces.append(t), inside.append(small._lock.locked())))
+    assert _same(streamed) == _same(plain)
+    assert "".join(pieces) == streamed.text and all(inside)  # every piece came during the call
+    assert len(pieces) > 1 and all(pieces)
+    if case == "max_tokens": assert (streamed.finish_reason, streamed.completion_tokens) == ("length", 3)
+
+
+def test_llamacpp_streaming_stopped_by_its_reader_and_overflow(small):
+    "A reader that raises stops the generation there; the model then answers the next call as before. An overlong prompt is refused as without streaming."
+    before = small.generate(MSG, max_tokens=24)
+    seen = []
+    def stop_after_two(t):
+        seen.append(t)
+        if len(seen) == 2: raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        small.generate(MSG, max_tokens=24, on_text=stop_after_two)
+    assert len(seen) == 2 and not small._lock.locked()
+    assert "generate" not in small.llm.__dict__  # llama.cpp's own sampling loop again, not the counting one
+    assert _same(small.generate(MSG, max_tokens=24)) == _same(before)
+    with pytest.raises(GeneratorError, match="exceed context window"):
+        small.generate([{"role": "user", "content": "word " * 3000}], max_tokens=8, on_text=seen.append)
+
+
 def test_llamacpp_missing_file():
     with pytest.raises(GeneratorUnavailable, match="no GGUF model file at /nowhere/m.gguf.*fetch it here"):
         LlamaCppGenerator("/nowhere/m.gguf", hint="fetch it here")
@@ -195,6 +242,31 @@ def test_grammar_lets_a_sentence_that_ends_on_a_number_end(small, question, bodi
     parsed = parse_output(out.text)
     sents = check_citations(parsed.answer, 2)
     assert parsed.short_answer and sents and all(s.citations and not s.rejected for s in sents), out.text
+
+
+def test_server_streaming_gives_the_same_text(server, small):
+    """`on_text` streams the reply as server-sent events (`"stream": true`): the same text as without streaming, in pieces. The
+    token counts come from the stream's last chunk when the server sends usage there (vLLM); llama_cpp.server does not: 0."""
+    http = server.generator(extra_body={"repeat_penalty": 1.0}, grammar_field="grammar")
+    from qasper_rag.prompts import answer_grammar
+    for kw in (dict(messages=MSG, max_tokens=24), dict(messages=MSG, max_tokens=3), dict(messages=_cite_messages(), max_tokens=400, grammar=answer_grammar(2))):
+        plain, pieces = http.generate(**kw), []
+        streamed = http.generate(**kw, on_text=pieces.append)
+        assert (streamed.text, streamed.finish_reason, streamed.model) == (plain.text, plain.finish_reason, plain.model)
+        assert "".join(pieces) == streamed.text and len(pieces) > 1
+        assert streamed.text == small.generate(**kw).text
+        assert (streamed.prompt_tokens, streamed.completion_tokens) == (0, 0)  # none in llama_cpp.server's stream
+    with pytest.raises(GeneratorError, match="HTTP 404"):
+        OpenAIGenerator(server.base_url.replace("/v1", "/nope"), "m", retries=0).generate(MSG, 4, on_text=pieces.append)
+
+
+def test_server_sent_events_are_read_up_to_done():
+    "The `data:` lines of a stream as vLLM writes it with `stream_options.include_usage`: the last chunk holds the usage, no choices."
+    lines = [b": ping", b"", b'data: {"model": "m", "choices": [{"delta": {"role": "assistant"}, "finish_reason": null}]}',
+             b'data: {"model": "m", "choices": [{"delta": {"content": "Yes"}, "finish_reason": "stop"}]}',
+             b'data: {"model": "m", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 1}}', b"data: [DONE]", b'data: {"late": 1}']
+    got = list(gen._sse_data(lines))
+    assert [d.get("usage") for d in got] == [None, None, {"prompt_tokens": 7, "completion_tokens": 1}] and len(got) == 3
 
 
 def test_server_generate_many_keeps_order(server):
