@@ -337,6 +337,7 @@ class Location:
     boxes: tuple[tuple[int, float, float, float, float], ...] = ()  # (page, x0, y0, x1, y1) of each line, PDF points, y upwards
     file: str | None = None  # LaTeX source file of the first paragraph
     line: int | None = None  # its line there, 1-based
+    source: str | None = None  # the paper's file (`Paper.source`): a PDF's pages are drawn from it
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -372,4 +373,4 @@ def location(self: ChunkedPaper, chunk_id: str, # one of this paper's chunks
     src = next((l for l in lines if l.file), None)
     sec = c.spans[0].section if c.spans else None
     return Location(c.paper_id, c.id, c.section, sec, tuple(dict.fromkeys(paras)), tuple(dict.fromkeys(b[0] for b in boxes)), boxes,
-                    src.file if src else None, src.line if src else None)
+                    src.file if src else None, src.line if src else None, self.paper.source)

@@ -18,7 +18,7 @@ from .answering import form_problem
 # %% auto #0
 __all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'OFF_QUESTION', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence',
            'drop_repeats', 'Verification', 'quotable_sentences', 'quote_grammar', 'answer_polarity', 'Verifier',
-           'own_claim', 'agreed_short_answer', 'agree_short_answer']
+           'own_claim', 'agreed_short_answer', 'agree_short_answer', 'supporting_sentences']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
@@ -356,3 +356,20 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
         out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=why, before=s.status) if s.verified else s for s in v.sentences]
         v = dataclasses.replace(v, sentences=out)
     return v, new, note
+
+# %% ../nbs/16a_verify.ipynb #6dd5709d
+from .judges import _sentences
+
+def supporting_sentences(passage: str, # a cited passage's text (`Chunk.body`)
+                         claim: str, # the answer sentence's claim, without citation marks
+                         question: str | None = None, # the question: words the claim only repeats from it do not count (`grounding`)
+                        ) -> list[tuple[int, int]]:
+    "Characters [start, end) of the sentence(s) of `passage` that carry `claim`: `grounding`'s best one-sentence window(s); none when it holds none of the claim's words."
+    g, ss = grounding(passage, claim, 1, question), _sentences(passage)
+    if g.coverage == 0 or not g.span: return []
+    spans, pos, rest = [], 0, g.span
+    for s in ss:  # the span is its sentences in passage order, joined by spaces
+        start = passage.find(s, pos); pos = start + len(s)
+        if rest.startswith(s): spans.append((start, pos)); rest = rest[len(s):].lstrip()
+        if not rest: break
+    return [] if len(spans) == len(ss) > 1 else spans
