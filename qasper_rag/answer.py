@@ -304,3 +304,10 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
         failed=not parsed.answer, attempts=att.attempts, usage=att.usage, raw_output=att.output.text,
         timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
                  "verification": ver.get("seconds", 0.0), "total": time.perf_counter() - t0}, **base)
+
+# %% ../nbs/14_answer.ipynb #56eaa98e
+@patch
+def _repr_html_(self: AnswerRecord) -> str:
+    "The record's rich display in Jupyter: `show.answer_html` as a fragment."
+    from qasper_rag.show import answer_html  # `show` renders records; imported when asked, so `answer` loads without it
+    return answer_html(self, standalone=False)
