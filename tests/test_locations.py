@@ -79,3 +79,16 @@ def test_pages_of_passages(placed):
         loc = cp.location(c.id)
         assert loc.boxes and {b[0] for b in loc.boxes} == set(loc.pages)
         assert all(0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792 for _, x0, y0, x1, y1 in loc.boxes)
+
+
+def test_tex_passages_name_their_file_and_line(tmp_path):
+    "A passage of a LaTeX e-print names the file and line where its first paragraph starts (an \\input file included)."
+    from test_cli import _my_paper_tex
+    from qasper_rag.tex import load_tex
+    paper = load_tex(_my_paper_tex(tmp_path))
+    cp = ChunkedPaper(paper, QasperChunker()(paper))
+    at = {c.id: (cp.location(c.id).file, cp.location(c.id).line, cp.location(c.id).paragraphs) for c in cp.chunks}
+    src = (tmp_path / "src" / "sections" / "method.tex").read_text().splitlines()
+    assert at[f"{paper.id}:s0c0"] == ("sections/method.tex", src.index("Researchers keep their drafts as LaTeX~\\cite{doe}.") + 1, (0, 1))
+    assert at[f"{paper.id}:s1c0"] == ("sections/method.tex", src.index("We use twelve papers (Table~\\ref{t}).") + 1, (0,))
+    assert at[f"{paper.id}:abstract"][0] == "main.tex"
