@@ -511,12 +511,12 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     lib.corpus()  # an empty library too
     la = LibraryAnswerer(lib, make_answerer(answer_settings(a), cache_dir=lib.cache_dir), papers=a.papers or LIBRARY_PAPERS)
     rec, route = la.ask(question, a.paper)
+    if a.html: write_html(rec, a.html)
     if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
     titles = {i: m["title"] for i, m in lib.manifest["papers"].items()}
     how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
     cited = [i for i in dict.fromkeys(chunk_paper_id(p["chunk_id"]) for p in rec.passages) if i in titles] or [rec.paper_id]
     print("from: " + "; ".join(f"{titles[i]} ({i})" for i in cited) + f" [{how}]\n")  # the papers of the cited passages
-    if a.html: write_html(rec, a.html)
     print_answer(rec, papers=titles, color=use_color(a), full=a.full_passages)
     return 1 if rec.failed else 0
 
