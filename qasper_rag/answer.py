@@ -21,7 +21,7 @@ from .short import expand_acronyms, first_line, formed_short_answer, method_clau
 
 # %% auto #0
 __all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'Event', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'Passages', 'Text',
-           'Verified', 'Short', 'Done', 'evidence_paragraphs']
+           'Verified', 'Short', 'Done', 'evidence_paragraphs', 'located', 'with_support']
 
 # %% ../nbs/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
@@ -32,9 +32,9 @@ class AnswerRecord:
     question: str
     paper_id: str
     answer: str  # what is shown: the verified sentences (or the no-answer sentence)
-    sentences: list[dict]  # {text, claim, citations, rejected, attributed}; verified answers add {original, status, repaired, verified, p, reason}
+    sentences: list[dict]  # {text, claim, citations, rejected, attributed}; verified answers add {original, status, repaired, verified, p, reason}; shown ones `support` (`with_support`)
     short_answer: str
-    passages: list[dict]  # the cited passages: {doc, chunk_id, section, text}
+    passages: list[dict]  # the cited passages: {doc, chunk_id, section, text, location}
     predicted_evidence: list[str]  # exact QASPER paragraph strings / FLOAT SELECTED strings of the cited passages
     context: list[dict]  # every passage sent: {doc, chunk_id, section, label}
     reasoning: str = ""
@@ -322,6 +322,33 @@ def evidence_paragraphs(chunked, # the paper's `chunking.ChunkedPaper`
     return list(dict.fromkeys(out))
 
 # %% ../nbs/14_answer.ipynb #d29ebdf6
+from .verify import supporting_sentences
+
+def located(chunked, # the paper's `ChunkedPaper` (a library's routed chunks, without locations, leave the passages as they are)
+            passages: list[dict], # the record's cited passages ({doc, chunk_id, section, text})
+           ) -> list[dict]:
+    "The passages, each with its `location` (a dict of `chunking.Location`)."
+    if not hasattr(chunked, "location"): return passages
+    return [{**p, "location": chunked.location(p["chunk_id"]).to_dict()} for p in passages]
+
+def with_support(chunked, # the paper's `ChunkedPaper`
+                 question: str, # the question (`grounding` leaves out the words a claim only repeats from it)
+                 rows: list[dict], # the record's sentences ({claim, citations, status, ...})
+                 passages, # the passages sent (`Chunk`s), [Doc N] being passages[N-1]
+                ) -> list[dict]:
+    "The sentences, each shown one with `support`: per cited doc, its supporting sentences {start, end, text, pages, boxes}."
+    where = (lambda cid, a, b: {k: v for k, v in chunked.location(cid, a, b).to_dict().items() if k in ("pages", "boxes")}) \
+        if hasattr(chunked, "location") else (lambda cid, a, b: {})
+    out = []
+    for r in rows:
+        if r.get("status") == "removed" or not r.get("citations"): out.append(r); continue
+        sup = [{"doc": d, "chunk_id": passages[d - 1].id,
+                "sentences": [{"start": a, "end": b, "text": passages[d - 1].body[a:b], **where(passages[d - 1].id, a, b)}
+                              for a, b in supporting_sentences(passages[d - 1].body, r["claim"], question)]} for d in r["citations"]]
+        out.append({**r, "support": sup})
+    return out
+
+# %% ../nbs/14_answer.ipynb #b0253273
 @patch
 def _verified(self: Answerer, question: str, sents: list[CitedSentence], attributed: set, passages, short: str, probs: list[str]):
     "Verify the sentences; returns (answer, sentence rows, shown sentences, short answer, notice, verification summary)."
@@ -372,12 +399,20 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
         "", [], [], short, "", {})
     cited = list(dict.fromkeys(i for s in shown for i in s.citations))
     cited_chunks = [passages[i - 1] for i in cited]
+    rows = with_support(res.chunked, base["question"], rows, passages)
     evidence = [] if short == UNANSWERABLE else evidence_paragraphs(res.chunked, base["question"], [(s.claim, [passages[d - 1].id for d in s.citations]) for s in shown])
     return AnswerRecord(
         answer=answer, sentences=rows, short_answer=short, short_answer_type=short_answer_type(short, [c.body for c in passages]),
-        passages=[{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)],
+        passages=located(res.chunked, [{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)]),
         predicted_evidence=evidence, reasoning=parsed.reasoning, problems=probs, notice=notice, verification=ver,
         citations={**citation_report(shown), "attributed": len(attributed)},
         failed=not parsed.answer, attempts=att.attempts, usage=att.usage, raw_output=att.output.text,
         timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
                  "verification": ver.get("seconds", 0.0), "total": time.perf_counter() - t0}, **base)
+
+# %% ../nbs/14_answer.ipynb #56eaa98e
+@patch
+def _repr_html_(self: AnswerRecord) -> str:
+    "The record's rich display in Jupyter: `show.answer_html` as a fragment."
+    from qasper_rag.show import answer_html  # `show` renders records; imported when asked, so `answer` loads without it
+    return answer_html(self, standalone=False)

@@ -10,12 +10,12 @@ import re
 from dataclasses import dataclass, field, asdict
 from typing import Iterable, Literal
 from fastcore.basics import patch
-from .data import Paper, Float, FLOAT_PREFIX
+from .data import Paper, Float, FLOAT_PREFIX, Place, TextLine, CAPTION_PLACE
 from .tokens import Tokenizer, load_tokenizer, DEFAULT_TOKENIZER
 
 # %% auto #0
 __all__ = ['ABSTRACT', 'ParagraphSpan', 'Chunk', 'chunk_paper_id', 'ChunkerConfig', 'norm_ws', 'chunk_prefix', 'QasperChunker',
-           'EvidenceLocation', 'covered', 'ChunkedPaper', 'EvidenceReport', 'evidence_report']
+           'EvidenceLocation', 'covered', 'ChunkedPaper', 'EvidenceReport', 'evidence_report', 'Location']
 
 # %% ../nbs/04_chunking.ipynb #e61cd558
 ABSTRACT = -1  # section index used for the abstract
@@ -323,3 +323,54 @@ def evidence_report(chunked: Iterable[ChunkedPaper]) -> EvidenceReport:
         for q in cp.paper.questions:
             for ev in q.evidence: rep.add(q.id, cp.locate(ev))
     return rep
+
+# %% ../nbs/04_chunking.ipynb #02f6340c
+@dataclass(frozen=True)
+class Location:
+    "Where a passage (or part of it) sits: paper, section and paragraphs; in a PDF its pages and line boxes; in a LaTeX source its file and line."
+    paper_id: str
+    chunk_id: str
+    section: str  # the section's name (a caption: its label)
+    section_index: int | None = None  # ABSTRACT for the abstract; None for a caption
+    paragraphs: tuple[int, ...] = ()  # paragraph indexes within the section
+    pages: tuple[int, ...] = ()  # PDF pages, 1-based
+    boxes: tuple[tuple[int, float, float, float, float], ...] = ()  # (page, x0, y0, x1, y1) of each line, PDF points, y upwards
+    file: str | None = None  # LaTeX source file of the first paragraph
+    line: int | None = None  # its line there, 1-based
+    source: str | None = None  # the paper's file (`Paper.source`): a PDF's pages are drawn from it
+
+    def to_dict(self) -> dict: return asdict(self)
+
+# %% ../nbs/04_chunking.ipynb #69846f10
+@patch
+def pieces(self: ChunkedPaper, c: Chunk) -> list[tuple[int, int, tuple[int, int], int]]:
+    "(body start, body end, (section, paragraph), offset in the paragraph) of each paragraph piece of chunk `c`'s body."
+    if c.float_index is not None:  # a caption chunk: the caption (white space collapsed), then its table rows
+        return [(0, min(len(norm_ws(self.paper.floats[c.float_index].caption)), len(c.body)), (CAPTION_PLACE, c.float_index), 0)]
+    out, pos = [], 0
+    for s in c.spans:
+        raw = self.paragraph_text(s.section, s.paragraph)[s.start:s.end]
+        n, lead = len(raw.strip()), len(raw) - len(raw.lstrip())
+        out.append((pos, pos + n, (s.section, s.paragraph), s.start + lead)); pos += n + 2  # `_render` joins pieces with a blank line
+    return out
+
+@patch
+def location(self: ChunkedPaper, chunk_id: str, # one of this paper's chunks
+             start: int = 0, # first character of the chunk's body (`Chunk.body`, without the prefix)
+             end: int | None = None, # character after the last (None: the body's end)
+            ) -> Location:
+    "Where characters [start, end) of a chunk's body sit: section, paragraphs and, from `Paper.places`, pages and the boxes of the lines printing them."
+    c = self.by_id[chunk_id]
+    end = len(c.body) if end is None else end
+    if not hasattr(self, "_places"): self._places = {(p.section, p.paragraph): p for p in self.paper.places}
+    paras, lines = [], []
+    for b0, b1, key, off in self.pieces(c):
+        if b1 <= start or b0 >= end: continue
+        a, b = off + max(start, b0) - b0, off + min(end, b1) - b0  # the range within the paragraph
+        if key[0] != CAPTION_PLACE: paras.append(key[1])
+        lines += [l for l in (self._places[key].lines if key in self._places else ()) if l.start < b and a < l.end]
+    boxes = tuple((l.page, *l.box) for l in lines if l.box is not None)
+    src = next((l for l in lines if l.file), None)
+    sec = c.spans[0].section if c.spans else None
+    return Location(c.paper_id, c.id, c.section, sec, tuple(dict.fromkeys(paras)), tuple(dict.fromkeys(b[0] for b in boxes)), boxes,
+                    src.file if src else None, src.line if src else None, self.paper.source)

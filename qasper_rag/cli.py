@@ -16,9 +16,10 @@ from .env import env
 
 # %% auto #0
 __all__ = ['COMMANDS', 'positive_int', 'share', 'print_stats', 'print_chunks', 'own_corpus', 'cmd_chunks', 'print_recall',
-           'cmd_recall', 'print_answer', 'print_stream', 'cmd_ask', 'answer_settings', 'print_metrics', 'run_settings',
-           'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels', 'shared_data_dir_default', 'cmd_report',
-           'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt', 'build_parser', 'main']
+           'cmd_recall', 'print_answer', 'print_stream', 'cmd_ask', 'answer_settings', 'use_color', 'write_html',
+           'print_metrics', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels',
+           'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt',
+           'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #24eab59b
 def positive_int(text: str) -> int:
@@ -150,8 +151,10 @@ def print_answer(r, # an `AnswerRecord`
                  out=sys.stdout, # where to print
                  width: int = 100, # characters per line when wrapping
                  papers: dict[str, str] | None = None, # paper id -> title: each cited passage names its paper (a library's answers)
+                 color: bool = False, # supporting sentences in ANSI colour (else between » and «)
+                 full: bool = False, # whole passages, supporting sentences highlighted (else those sentences alone)
                 ):
-    "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages."
+    "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages' supporting sentences."
     import textwrap
     w = lambda *a: print(*a, file=out)
     if r.failed: w(f"no answer: {'; '.join(r.problems)}"); return
@@ -166,11 +169,8 @@ def print_answer(r, # an `AnswerRecord`
     from qasper_rag.short import short_answer_type  # a record older than the field: typed against its cited passages
     w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p['text'] for p in r.passages])}): {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
-    for p in r.passages:
-        pid = chunk_paper_id(p["chunk_id"])
-        sec = p["section"].removeprefix(f"{papers.get(pid, pid)} / ") if papers else p["section"]  # a multi-paper answer's sections name their paper
-        w(f"\n[Doc {p['doc']}] " + (f"{papers.get(pid, pid)} ({p['chunk_id']}) § {sec}" if papers else f"{p['chunk_id']} § {sec}"))
-        w(textwrap.indent(textwrap.fill(p["text"], width - 4), "    "))
+    from qasper_rag.show import passages_text
+    if r.passages: w(passages_text(r, color, full, width, papers))
     t = r.timings
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
       f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
@@ -179,6 +179,7 @@ def print_answer(r, # an `AnswerRecord`
 def print_stream(events, # `Answerer.stream(paper, question)`'s events
                  out=None, # where to print (None: `sys.stdout` as it is when called)
                  width: int = 100, # characters per line when wrapping the checked answer
+                 **show, # `print_answer`'s options for the checked answer (`color`, `full`)
                 ):
     "Print an answer as it happens: the passages sent, the reply as the model writes it, then the checked answer; returns the record."
     from qasper_rag.answer import Done, Passages, Text
@@ -195,7 +196,7 @@ def print_stream(events, # `Answerer.stream(paper, question)`'s events
             w(e.text, end="")
         elif isinstance(e, Done):
             w("\n")
-            print_answer(e.record, out, width)
+            print_answer(e.record, out, width, **show)
             return e.record
 
 # %% ../nbs/90_cli.ipynb #e9a54971
@@ -212,8 +213,10 @@ def cmd_ask(a: argparse.Namespace) -> int:
     corpus = own or load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)[0]
     paper = next(iter(corpus)) if own else corpus.paper(a.paper)
     answerer = make_answerer(answer_settings(a), corpus)
-    if a.json: rec = answerer.ask(paper, question); print(json.dumps(rec.to_dict(), indent=1))
-    else: rec = print_stream(answerer.stream(paper, question))  # the passages, then the reply as it is written
+    if a.json: rec = answerer.ask(paper, question)
+    else: rec = print_stream(answerer.stream(paper, question), color=use_color(a), full=a.full_passages)  # the passages, then the reply as it is written
+    if a.html: write_html(rec, a.html)
+    if a.json: print(json.dumps(rec.to_dict(), indent=1))
     return 1 if rec.failed else 0
 
 _THREADS_HELP = ("CPU threads for the embedded generator (default: generate.default_threads(): $QASPER_LLM_THREADS, else half "
@@ -240,7 +243,32 @@ def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p); _paper_args(p)
     p.add_argument("--library", help="a library folder (qasper-rag add): the question is routed to its papers (with --paper ID: that paper of the library)")
     p.add_argument("--papers", type=positive_int, help="with --library: how many of the closest papers an ambiguous route answers from (default 3; 1: the first alone)")
+    _show_args(p)
     p.add_argument("question", nargs="+", help="the question")
+
+# %% ../nbs/90_cli.ipynb #10ae5dd1
+def _show_args(p: argparse.ArgumentParser):
+    p.add_argument("--no-color", action="store_true", help="mark supporting sentences with » « instead of colour (also when not a terminal, or NO_COLOR is set)")
+    p.add_argument("--full-passages", action="store_true", help="print whole cited passages, supporting sentences highlighted (default: those sentences alone)")
+    p.add_argument("--html", metavar="FILE", help="also write the answer as one self-contained HTML file: [Doc N] linked to its passage, "
+                   "supporting sentences marked, a PDF's pages drawn with their lines boxed")
+
+def use_color(a: argparse.Namespace, # the parsed options (`--no-color`)
+              out=sys.stdout, # where the answer is printed
+             ) -> bool:
+    "True if supporting sentences are highlighted in colour: a terminal, no `--no-color`, no `NO_COLOR` in the environment."
+    return not getattr(a, "no_color", False) and "NO_COLOR" not in os.environ and hasattr(out, "isatty") and out.isatty()
+
+def write_html(rec, # an `AnswerRecord`
+               path: str | Path, # the HTML file to write
+              ) -> Path:
+    "Write `show.answer_html(rec)` to `path` (whole or not at all) and say where on stderr."
+    from qasper_rag.show import answer_html
+    from qasper_rag.files import atomic_write
+    path = Path(path)
+    atomic_write(path, answer_html(rec))
+    print(f"wrote {path}", file=sys.stderr)
+    return path
 
 # %% ../nbs/90_cli.ipynb #cfb1e7db
 def print_metrics(m: dict, # a run's metrics.json, loaded
@@ -509,12 +537,13 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     lib.corpus()  # an empty library too
     la = LibraryAnswerer(lib, make_answerer(answer_settings(a), cache_dir=lib.cache_dir), papers=a.papers or LIBRARY_PAPERS)
     rec, route = la.ask(question, a.paper)
+    if a.html: write_html(rec, a.html)
     if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
     titles = {i: m["title"] for i, m in lib.manifest["papers"].items()}
     how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
     cited = [i for i in dict.fromkeys(chunk_paper_id(p["chunk_id"]) for p in rec.passages) if i in titles] or [rec.paper_id]
     print("from: " + "; ".join(f"{titles[i]} ({i})" for i in cited) + f" [{how}]\n")  # the papers of the cited passages
-    print_answer(rec, papers=titles)
+    print_answer(rec, papers=titles, color=use_color(a), full=a.full_passages)
     return 1 if rec.failed else 0
 
 # %% ../nbs/90_cli.ipynb #b4c04ad0

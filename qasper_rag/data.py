@@ -13,11 +13,11 @@ from typing import Any, Iterable, Iterator, Literal
 from .env import env, project_root, shared_data_dir
 
 # %% auto #0
-__all__ = ['AnswerType', 'FLOAT_PREFIX', 'SPLITS', 'MAX_QUESTION_CHARS', 'QASPER_URL', 'TARBALLS', 'Answer', 'Question', 'Float',
-           'Section', 'Paper', 'QasperDataError', 'normalize_split', 'check_question', 'paper_from_v03',
-           'hf_row_to_v03', 'read_json_objects', 'papers_from_objects', 'load_file', 'QasperCorpus', 'load_path',
-           'under_ci', 'shared_path', 'default_cache_dir', 'download', 'fetch_official', 'load_hf_dataset',
-           'load_qasper']
+__all__ = ['AnswerType', 'FLOAT_PREFIX', 'CAPTION_PLACE', 'SPLITS', 'MAX_QUESTION_CHARS', 'QASPER_URL', 'TARBALLS', 'Answer',
+           'Question', 'Float', 'Section', 'TextLine', 'Place', 'Paper', 'QasperDataError', 'normalize_split',
+           'check_question', 'paper_from_v03', 'hf_row_to_v03', 'read_json_objects', 'papers_from_objects', 'load_file',
+           'QasperCorpus', 'load_path', 'under_ci', 'shared_path', 'default_cache_dir', 'download', 'fetch_official',
+           'load_hf_dataset', 'load_qasper']
 
 # %% ../nbs/00_data.ipynb #1c126648
 AnswerType = Literal["extractive", "abstractive", "boolean", "none"]
@@ -113,6 +113,25 @@ class Section:
     paragraphs: tuple[str, ...]
 
 @dataclass(frozen=True)
+class TextLine:
+    "Where one line of a paragraph sits in its source: characters [start, end) of the paragraph's text, and its PDF page and box or its source file and line."
+    start: int
+    end: int
+    page: int | None = None  # PDF page, 1-based
+    box: tuple[float, float, float, float] | None = None  # x0, y0, x1, y1 in PDF points, y upwards (as pdfminer gives them)
+    file: str | None = None  # LaTeX source file
+    line: int | None = None  # its line, 1-based
+
+CAPTION_PLACE = -2  # `Place.section` of a caption; its `paragraph` is the float's index in `Paper.floats`
+
+@dataclass(frozen=True)
+class Place:
+    "Where one paragraph of a paper sits in its source: section index (-1: the abstract, CAPTION_PLACE: a caption), paragraph index, its lines."
+    section: int
+    paragraph: int
+    lines: tuple[TextLine, ...]
+
+@dataclass(frozen=True)
 class Paper:
     "A QASPER paper: text, floats and questions."
     id: str
@@ -123,6 +142,7 @@ class Paper:
     questions: tuple[Question, ...] = ()
     split: str | None = field(default=None, compare=False)  # train / dev / test when known
     source: str | None = field(default=None, compare=False, repr=False)  # file it came from
+    places: tuple[Place, ...] = field(default=(), compare=False, repr=False)  # where paragraphs sit in a PDF or LaTeX source (QASPER files: none)
 
     @property
     def paragraphs(self) -> list[tuple[int, int, str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 import numpy as np
 from fastcore.basics import patch
-from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError, check_question
+from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError, check_question, Place, TextLine
 from .chunking import chunk_paper_id
 from .files import atomic_write, folder_lock, lock_holder, say, stale_temps
 
@@ -43,8 +43,10 @@ def paper_from_dict(d: dict) -> Paper:
                         tuple(Answer(**{**a, "spans": t(a["spans"]), "evidence": t(a["evidence"]),
                                         "highlighted_evidence": t(a["highlighted_evidence"])}) for a in q["answers"]),
                         tuple(tuple(kv) for kv in q.get("meta") or ())) for q in d.get("questions") or ())
+    line = lambda l: TextLine(**{**l, "box": tuple(l["box"]) if l.get("box") else None})
+    places = tuple(Place(p["section"], p["paragraph"], tuple(line(l) for l in p["lines"])) for p in d.get("places") or ())  # a PDF's pages and boxes
     return Paper(d["id"], d["title"], d["abstract"], tuple(Section(s["name"], t(s["paragraphs"])) for s in d["sections"]),
-                 tuple(Float(**f) for f in d.get("floats") or ()), qs, d.get("split"), d.get("source"))
+                 tuple(Float(**f) for f in d.get("floats") or ()), qs, d.get("split"), d.get("source"), places)
 
 # %% ../nbs/19_library.ipynb #fb0835c1
 def source_kind(path: str | Path) -> str:
@@ -460,6 +462,10 @@ class RoutedChunks:
     def evidence_strings(self, chunk_ids: Iterable[str]) -> list[str]:
         "The QASPER evidence strings the chunks cover, each from its own paper, in the chunks' order."
         return list(dict.fromkeys(s for i in chunk_ids for s in self._of[i].evidence_strings([i])))
+
+    def location(self, chunk_id: str, start: int = 0, end: int | None = None):
+        "Where characters [start, end) of a chunk's body sit in its own paper (`ChunkedPaper.location`)."
+        return self._of[chunk_id].location(chunk_id, start, end)
 
 def routed_retrieval(retriever, # a retriever searching inside one paper (scope paper)
                      papers: Sequence[Paper], # the papers to search, best routed first

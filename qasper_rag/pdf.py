@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
-from .data import Paper, Section, Float
+from .data import Paper, Section, Float, Place, TextLine, CAPTION_PLACE
 from .tables import roman_to_int, rows_to_markdown
 
 # %% auto #0
@@ -19,7 +19,7 @@ __all__ = ['CELL_GAP', 'MARGIN', 'CAPTION', 'PdfError', 'PdfLine', 'page_lines',
            'merge_fragments', 'reading_order', 'drop_margins', 'vocabulary', 'english_words', 'keep_hyphen',
            'join_lines', 'caption_float', 'heading', 'section_name', 'Edges', 'column_edges', 'new_paragraph', 'Block',
            'table_rows', 'table_markdown', 'segment', 'split_references', 'body_size', 'find_title', 'line_pitch',
-           'assemble', 'PdfParse', 'layout_lines', 'parse_pdf', 'load_pdf']
+           'line_spans', 'place', 'assemble', 'PdfParse', 'layout_lines', 'parse_pdf', 'load_pdf']
 
 # %% ../nbs/03b_pdf.ipynb #8ab406b3
 class PdfError(ValueError):
@@ -445,35 +445,62 @@ def line_pitch(lines: list[PdfLine]) -> float:
     return statistics.median(d) if d else 12.0
 
 # %% ../nbs/03b_pdf.ipynb #d000d4b7
+def line_spans(texts: Sequence[str], # the lines of one paragraph, in order
+               vocab: set[str] = frozenset(), # the document's `vocabulary`
+              ) -> list[tuple[int, int]]:
+    "Characters [start, end) of `join_lines(texts, vocab)` that each line gave."
+    full, out, start = join_lines(texts, vocab), [], 0
+    for i in range(len(texts)):
+        end = min(len(join_lines(texts[:i + 1], vocab)), len(full))  # a prefix joins as the whole does, but for a dropped hyphen
+        out.append((start, end)); start = end + (end < len(full) and full[end] == " ")
+    return out
+
+def place(section: int, # section index (-1: the abstract; `CAPTION_PLACE`: a caption, `paragraph` the float's index)
+          paragraph: int, # paragraph index
+          lines: Sequence[tuple[PdfLine, str]], # its lines, each with the text it gave the paragraph
+          vocab: set[str] = frozenset(), # the document's `vocabulary`
+         ) -> Place:
+    "The `Place` of one paragraph: each line's characters, page (1-based) and box."
+    spans = line_spans([t for _, t in lines], vocab)
+    return Place(section, paragraph, tuple(TextLine(a, b, l.page + 1, (round(l.x0, 2), round(l.y0, 2), round(l.x1, 2), round(l.y1, 2)))
+                                           for (a, b), (l, _) in zip(spans, lines)))
+
+# %% ../nbs/03b_pdf.ipynb #7c22df44
 _REFERENCES = re.compile(r"^(references|bibliography|works cited|literature cited)$", re.I)
 _APPENDIX = re.compile(r"^(appendix|appendices|supplementary)\b", re.I)
 
 def assemble(blocks: list[Block], # `segment`'s blocks
              vocab: set[str], # the document's `vocabulary`
-            ) -> tuple[str, list[Section], list[Float], list[str]]:
-    """Abstract, sections, floats and reference entries from the blocks; text before the abstract and the first heading is left
-    out. A table's rows become the body (Markdown) of the nearest table caption on their page."""
+            ) -> tuple[str, list[Section], list[Float], list[str], list[Place]]:
+    """Abstract, sections, floats, reference entries and where each paragraph and caption sits (`Place`s) from the blocks; text
+    before the abstract and the first heading is left out. A table's rows become the body (Markdown) of the nearest table caption on their page."""
     state, abstract, secs, floats, refs, stack = "front", [], [], [], [], []
+    ab_lines, para_lines, cap_lines = [], [], {}  # (line, its text) of the abstract; each section's paragraphs' lines; each caption's
     text = lambda b: join_lines([l.text for l in b.lines], vocab)
     wait = any(b.kind == "abstract" for b in blocks)  # authors in a large font look like headings: the front lasts to the abstract
     at, tables = {}, []  # block index -> its caption's float index; the table blocks
     for i, b in enumerate(blocks):
         if b.kind == "table": tables.append(i)
-        if b.kind == "caption": at[i] = len(floats); floats.append(caption_float(text(b)))
+        if b.kind == "caption": at[i] = len(floats); cap_lines[len(floats)] = b.lines; floats.append(caption_float(text(b)))
         elif b.kind == "heading" and state == "front" and wait: continue
-        elif b.kind == "abstract": state = "abstract"; abstract += [b.name] if b.name else []
+        elif b.kind == "abstract": state = "abstract"; abstract += [b.name] if b.name else []; ab_lines += [(b.lines[0], b.name)] if b.name else []
         elif b.kind == "heading" and _REFERENCES.match(b.name): state = "references"
         elif b.kind == "heading" and (state != "references" or b.num.isalpha() or _APPENDIX.match(b.name)):
             stack, name = section_name(stack, b.num, b.name)
-            state = "body"; secs.append(Section(name, ()))
-        elif b.kind == "text" and state == "abstract": abstract.append(text(b))
-        elif b.kind == "text" and state == "body": secs[-1] = Section(secs[-1].name, secs[-1].paragraphs + (text(b),))
+            state = "body"; secs.append(Section(name, ())); para_lines.append([])
+        elif b.kind == "text" and state == "abstract": abstract.append(text(b)); ab_lines += [(l, l.text) for l in b.lines]
+        elif b.kind == "text" and state == "body":
+            secs[-1] = Section(secs[-1].name, secs[-1].paragraphs + (text(b),)); para_lines[-1].append(b.lines)
         elif b.kind in ("text", "small") and state == "references": refs += b.lines
     for t in tables:  # the caption just after the rows first (ACL sets it below the table), then the one before
         near = sorted((abs(i - t) - 0.5 * (i > t), i) for i in at if floats[at[i]].kind == "table" and floats[at[i]].body is None
                       and blocks[i].lines[0].page == blocks[t].lines[0].page)
         if near: k = at[near[0][1]]; floats[k] = replace(floats[k], body=table_markdown(blocks[t].lines), body_source="pdf")
-    return join_lines(abstract, vocab), [s for s in secs if s.paragraphs], floats, split_references(refs)
+    kept = [k for k, s in enumerate(secs) if s.paragraphs]
+    places = ([place(-1, 0, ab_lines, vocab)] if ab_lines else []) + [
+        place(n, j, [(l, l.text) for l in ls], vocab) for n, k in enumerate(kept) for j, ls in enumerate(para_lines[k])] + [
+        place(CAPTION_PLACE, i, [(l, l.text) for l in ls], vocab) for i, ls in cap_lines.items()]
+    return join_lines(abstract, vocab), [secs[k] for k in kept], floats, split_references(refs), places
 
 # %% ../nbs/03b_pdf.ipynb #0f6ad468
 @dataclass(frozen=True)
@@ -504,8 +531,9 @@ def parse_pdf(path: str | Path, # a PDF with a text layer (born digital, not sca
     title = find_title(lines, body)
     rest = [l for l in lines if l not in title]
     edges, pitch, vocab = column_edges(rest), line_pitch(rest), vocabulary([l.text for l in rest])
-    abstract, secs, floats, refs = assemble(segment(rest, body, edges, pitch, vocab), vocab)
-    paper = Paper(paper_id or path.stem, join_lines([l.text for l in title]), abstract, tuple(secs), tuple(floats), source=str(path))
+    abstract, secs, floats, refs, places = assemble(segment(rest, body, edges, pitch, vocab), vocab)
+    paper = Paper(paper_id or path.stem, join_lines([l.text for l in title]), abstract, tuple(secs), tuple(floats), source=str(path),
+                  places=tuple(places))
     return PdfParse(paper, tuple(refs), tuple(l.text for l in dropped), tuple(columns))
 
 def load_pdf(path: str | Path, # a PDF with a text layer (born digital, not scanned)

@@ -6,16 +6,16 @@ Docs: https://qasper-rag.github.io/qasper_rag/tex.html.md"""
 
 # %% ../nbs/03d_tex.ipynb #acc25edd
 from __future__ import annotations
-import gzip, io, posixpath, re, tarfile, zlib
+import dataclasses, gzip, io, posixpath, re, tarfile, zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Iterator
-from .data import Paper, Section, Float
+from .data import Paper, Section, Float, Place, TextLine
 from .latex import strip_comments, latex_to_text, latex_tables, _inline, _text, _expander, _args, _BINARY, _MAIN
 
 # %% auto #0
-__all__ = ['TexError', 'read_source', 'find_main', 'cite_markers', 'tex_text', 'tex_floats', 'paragraphs', 'tex_sections',
-           'load_tex']
+__all__ = ['SOURCE_WORDS', 'TexError', 'read_source', 'find_main', 'cite_markers', 'tex_text', 'tex_floats', 'paragraphs',
+           'tex_sections', 'load_tex', 'source_places']
 
 # %% ../nbs/03d_tex.ipynb #e3f4f2b7
 class TexError(ValueError):
@@ -180,4 +180,34 @@ def load_tex(path: str | Path, # a folder, a .tar/.tar.gz/.tgz (an arXiv e-print
     if t and b >= 0 and t.start() > b: body = _drop_args(body, _TITLE)
     body = re.sub(r"\\(?:author|date|affiliation|institute|email|keywords)(?![A-Za-z])(?:\s*\[[^\]]*\])?\s*\{", lambda m: "\\authorinfo{", body)
     body = _drop_args(body, re.compile(r"\\authorinfo(?![A-Za-z])"))
-    return Paper(paper_id or _paper_id(path), title, abstract, tex_sections(body), tuple(floats), source=str(path))
+    paper = Paper(paper_id or _paper_id(path), title, abstract, tex_sections(body), tuple(floats), source=str(path))
+    return dataclasses.replace(paper, places=source_places(files, paper))
+
+# %% ../nbs/03d_tex.ipynb #fb228823
+SOURCE_WORDS = 4  # consecutive words of a paragraph looked for in the source
+_SRC_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
+_SRC_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+
+def _word_index(files: Mapping[str, str]) -> dict[tuple[str, ...], list[tuple[str, int, int]]]:
+    "Each run of `SOURCE_WORDS` lower-cased words of the `.tex` files -> its (file, word position, line) in order."
+    out: dict = {}
+    for name in files:
+        if not name.lower().endswith(".tex"): continue
+        text = _SRC_COMMENT.sub("", files[name])
+        ws = [(m.group(0).lower(), text.count("\n", 0, m.start()) + 1) for m in _SRC_WORD.finditer(text)]
+        for i in range(len(ws) - SOURCE_WORDS + 1): out.setdefault(tuple(w for w, _ in ws[i:i + SOURCE_WORDS]), []).append((name, i, ws[i][1]))
+    return out
+
+def source_places(files: Mapping[str, str], # the source's text files by name (`read_source`)
+                  paper: Paper, # the paper read from them
+                 ) -> tuple[Place, ...]:
+    "The file and line where each paragraph (the abstract first) starts in the source, one `TextLine` per `Place`."
+    index, out, last = _word_index(files), [], ("", -1)
+    paras = ([(-1, 0, paper.abstract)] if paper.abstract else []) + paper.paragraphs
+    for sec, j, text in paras:
+        ws = [w.lower() for w in _SRC_WORD.findall(text)]
+        hits = next((h for i in range(max(1, len(ws) - SOURCE_WORDS + 1)) if (h := index.get(tuple(ws[i:i + SOURCE_WORDS])))), None)
+        if not hits: continue
+        f, k, line = next((h for h in hits if (h[0], h[1]) > last and h[0] == last[0]), hits[0])  # after the paragraph before, if there
+        last = (f, k); out.append(Place(sec, j, (TextLine(0, len(text), file=f, line=line),)))
+    return tuple(out)

@@ -18,7 +18,7 @@ from .answering import form_problem
 # %% auto #0
 __all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'OFF_QUESTION', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence',
            'drop_repeats', 'Verification', 'quotable_sentences', 'quote_grammar', 'answer_polarity', 'Verifier',
-           'own_claim', 'agreed_short_answer', 'agree_short_answer']
+           'own_claim', 'agreed_short_answer', 'agree_short_answer', 'supporting_sentences']
 
 # %% ../nbs/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
@@ -356,3 +356,28 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
         out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=why, before=s.status) if s.verified else s for s in v.sentences]
         v = dataclasses.replace(v, sentences=out)
     return v, new, note
+
+# %% ../nbs/16a_verify.ipynb #6dd5709d
+from .judges import _sentences, GROUNDED_WINDOW
+
+def _window_spans(passage: str, span: str, ss: list[str]) -> list[tuple[int, int]]:
+    "Characters [start, end) of the sentences `ss` of `passage` that `span` (sentences in passage order, joined by spaces) is made of."
+    spans, pos, rest = [], 0, span
+    for s in ss:
+        start = passage.find(s, pos); pos = start + len(s)
+        if rest.startswith(s): spans.append((start, pos)); rest = rest[len(s):].lstrip()
+        if not rest: break
+    return spans
+
+def supporting_sentences(passage: str, # a cited passage's text (`Chunk.body`)
+                         claim: str, # the answer sentence's claim, without citation marks
+                         question: str | None = None, # the question: words the claim only repeats from it do not count (`grounding`)
+                         window: int = GROUNDED_WINDOW, # the widest window tried: the grounded judge's
+                        ) -> list[tuple[int, int]]:
+    "Characters [start, end) of the sentences of `passage` that carry `claim`: the smallest `grounding` window holding as much of it as the widest; none when it holds none of the claim's words."
+    gs = [grounding(passage, claim, w, question) for w in range(1, window + 1)]
+    best = max(g.coverage for g in gs)
+    if best == 0: return []
+    ss = _sentences(passage)
+    spans = _window_spans(passage, next(g for g in gs if g.coverage == best).span, ss)
+    return [] if len(spans) == len(ss) > 1 else spans

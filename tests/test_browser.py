@@ -168,3 +168,53 @@ def test_failure_explorer_opens_a_question_in_detail(browser):
                 text: d.innerText};""", target)
     assert detail["visible"] and detail["rows"] > 0, f"the detail view of {target} shows no passage: {detail}"
     assert "Short answer" in detail["text"] and "Answer as delivered" in detail["text"]
+
+
+@pytest.fixture(scope="module")
+def answer_page(tmp_path_factory):
+    """An answer page (`show.answer_html`) about a PDF the test typesets itself, its record built by the answer path's
+    functions from the paper's real chunks: [Doc 1] an introduction passage, [Doc 2] the passage holding the marked sentence."""
+    from test_locations import MARKED, typeset
+    from qasper_rag.answer import located, with_support
+    from qasper_rag.chunking import ChunkedPaper, QasperChunker
+    from qasper_rag.pdf import load_pdf
+    from qasper_rag.show import answer_html
+    d = tmp_path_factory.mktemp("answer-page")
+    paper = load_pdf(typeset(d / "where.pdf"))
+    cp = ChunkedPaper(paper, QasperChunker()(paper))
+    sent = [next(c for c in cp.chunks if c.section == "Introduction"), next(c for c in cp.chunks if MARKED in c.body)]
+    q = "How many sentences does the quokka corpus hold?"
+    rows = [{"text": "Papers are read back from PDFs [Doc 1].", "claim": "Papers are read back from PDFs", "citations": [1]},
+            {"text": "The quokka corpus holds seventeen thousand sentences [Doc 2].", "claim": "The quokka corpus holds seventeen thousand sentences", "citations": [2]}]
+    rec = {"question": q, "paper_id": paper.id, "answer": " ".join(r["text"] for r in rows), "short_answer": "seventeen thousand",
+           "sentences": with_support(cp, q, rows, sent),
+           "passages": located(cp, [{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in enumerate(sent, 1)])}
+    page = d / "answer.html"
+    page.write_text(answer_html(rec), encoding="utf-8")
+    return page
+
+
+def test_answer_page_citation_brings_the_highlighted_sentence_into_view(browser, answer_page):
+    "Clicking [Doc 2] in the answer scrolls to its passage, whose marked sentence is then in the viewport, uncovered, with its boxes on the page image."
+    from selenium.webdriver.support.ui import WebDriverWait
+    from test_locations import MARKED
+    _open(browser, answer_page)
+    visible = """const m = [...document.querySelectorAll('mark')].find(m => m.innerText.includes(arguments[0]));
+        const r = m.getBoundingClientRect();
+        if (!(r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight)) return false;
+        const at = document.elementFromPoint(r.left + 2, r.top + r.height / 2);
+        return at === m || m.contains(at);"""
+    assert not browser.execute_script(visible, MARKED), "the marked sentence is in view before any click: the test proves nothing"
+    links = [a for a in browser.find_elements("css selector", "a.cite") if a.text == "[Doc 2]"]
+    assert len(links) == 1
+    links[0].click()
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script(visible, MARKED))
+    target = links[0].get_attribute("href").split("#", 1)[1]
+    assert browser.execute_script("return location.hash") == f"#{target}"
+    boxes = browser.execute_script("""const s = document.getElementById(arguments[0]);
+        const img = s.querySelector('.sheet img').getBoundingClientRect();
+        return [...s.querySelectorAll('.sheet .hl')].map(b => b.getBoundingClientRect()).map(r =>
+            [r.width > 0 && r.height > 0, r.left >= img.left - 1 && r.right <= img.right + 1 && r.top >= img.top - 1 && r.bottom <= img.bottom + 1]);""", target)
+    assert boxes and all(a and b for a, b in boxes), boxes  # the sentence's lines are boxed on the drawn page
+    remote = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name).filter(n => /^https?:/.test(n))")
+    assert not remote and not [l for l in browser.get_log("browser") if l["level"] == "SEVERE"]

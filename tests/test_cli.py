@@ -146,7 +146,12 @@ def test_ask_json_contract(shared_dir):
     from qasper_rag.short import SHORT_TYPES
     assert rec["short_answer_type"] in SHORT_TYPES and (rec["short_answer_type"] == "missing") == (not rec["short_answer"].strip())
     assert rec["model"].startswith("llama.cpp:") and rec["config"]["retrieval"]["name"] == "bm25-only"
-    assert all(set(p) >= {"doc", "chunk_id", "section", "text"} for p in rec["passages"])
+    assert all(set(p) >= {"doc", "chunk_id", "section", "text", "location"} for p in rec["passages"])
+    assert all(p["location"]["chunk_id"] == p["chunk_id"] and (p["location"]["paragraphs"] or p["location"]["section_index"] is None) for p in rec["passages"])  # where it is
+    texts = {p["chunk_id"]: p["text"] for p in rec["passages"]}
+    for s in rec["sentences"]:  # a shown sentence's supporting sentences, per passage it cites, are that passage's own words
+        assert [c["doc"] for c in s.get("support", [])] == (s["citations"] if "support" in s else [])
+        assert all(x["text"] == texts[c["chunk_id"]][x["start"]:x["end"]] for c in s.get("support", []) for x in c["sentences"])
     assert all(1 <= c <= len(rec["context"]) for s in rec["sentences"] for c in s["citations"])
 
 

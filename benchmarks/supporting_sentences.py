@@ -1,0 +1,43 @@
+"""Do the highlighted sentences alone hold what the passages hold? Measured on the reference labels (issue 42).
+
+A plain script: it prints numbers and checks nothing. Run from the project root:
+
+    .venv/bin/python benchmarks/supporting_sentences.py [--labels ../shared/data/labels] [--data FOLDER] [--window 3]
+
+For every labelled (sentence, cited passages) item that the reference labels call supported, the supporting sentences
+of each cited passage (`verify.supporting_sentences`, the widest window tried `--window`; 1: the best single sentence)
+are joined, and the lexical half of the grounded judge (one window of 3 sentences holds 80% of what the claim adds to
+its question, every number present and bound to its noun) is asked whether they alone hold the claim, where it holds on
+the whole passages. No model is called. Printed per label file, for the 10 train papers' items and for all items apart.
+"""
+import argparse, csv, json, re
+from pathlib import Path
+from qasper_rag.judges import GROUNDED_MIN_COVERAGE, GROUNDED_WINDOW, grounding
+from qasper_rag.verify import supporting_sentences
+
+ROOT = Path(__file__).resolve().parents[1]
+p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+p.add_argument("--labels", default=str(ROOT.parent / "shared/data/labels"))
+p.add_argument("--data", default=str(ROOT.parent / "shared/data/qasper/original_format"))
+p.add_argument("--window", type=int, default=GROUNDED_WINDOW, help="widest window of sentences tried (1: the best single sentence)")
+a = p.parse_args()
+
+train = {q["question_id"] for p in json.loads((Path(a.data) / "qasper-train-sample10.json").read_text()).values() for q in p["qas"]}
+
+def holds(premise: str, claim: str, question: str) -> bool:
+    g = grounding(premise, claim, GROUNDED_WINDOW, question)
+    return g.coverage >= GROUNDED_MIN_COVERAGE and not g.numbers_missing and not g.misbound
+
+for f in sorted(Path(a.labels).glob("citation_support_*.csv")):
+    rows = [r for r in csv.DictReader(f.open(encoding="utf-8")) if r["label"] == "1"]
+    for group, keep in (("train papers", lambda r: r["item_id"].split("#")[0] in train), ("all", lambda r: True)):
+        n = full = alone = sents = 0
+        for r in filter(keep, rows):
+            n += 1
+            docs = [d.strip() for d in re.split(r"\[Doc \d+\] ", r["cited_passages"]) if d.strip()]
+            sup = [d[s:e] for d in docs for s, e in supporting_sentences(d, r["claim"], r["question"], a.window)]
+            sents += len(sup)
+            if holds("\n".join(docs), r["claim"], r["question"]):
+                full += 1; alone += bool(sup) and holds(" ".join(sup), r["claim"], r["question"])
+        print(f"{f.name} ({group}): {n} supported items; grounding holds on the cited passages for {full}, on their supporting "
+              f"sentences alone for {alone} ({alone / full:.0%}); {sents / n:.2f} supporting sentences per item")
