@@ -40,9 +40,9 @@ def bare(answer: str) -> str | None:
 answer_part = lambda raw: parse_output(raw).answer  # the reply's Answer, as the answerer reads it
 
 _ask_again = A._ask_again
-def ask_again(parsed, messages, reply, plain=None, texts=()):
+def ask_again(parsed, messages, reply):
     "The answerer's retry, and one more: a bare Yes/No is asked for its fact."
-    probs, again = _ask_again(parsed, messages, reply, plain, texts)
+    probs, again = _ask_again(parsed, messages, reply)
     if again is None and not probs and (word := bare(parsed.answer)):
         return ["the answer is a bare Yes or No"], messages + [{"role": "assistant", "content": reply},
                                                                {"role": "user", "content": ASK_FACT.format(word=word)}]

@@ -14,13 +14,13 @@ from .data import Paper
 from .chunking import ABSTRACT
 from .judges import grounding
 from .generate import Generation
-from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar, copies_example
+from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
-from .short import expand_acronyms, first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
+from .short import first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
 
 # %% auto #0
-__all__ = ['UNANSWERABLE', 'RETRY', 'COPIED', 'Event', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'Passages', 'Text',
+__all__ = ['UNANSWERABLE', 'RETRY', 'Event', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'Passages', 'Text',
            'Verified', 'Short', 'Done', 'evidence_paragraphs', 'located', 'with_support']
 
 # %% ../nbs/14_answer.ipynb #a97b9ff8
@@ -57,7 +57,6 @@ class AnswerRecord:
 # %% ../nbs/14_answer.ipynb #9f4bfa2c
 RETRY = ("Your reply did not follow the format ({problems}). Reply again, in exactly this format, citing passages as [Doc N]:\n"
          + INSTRUCTIONS)
-COPIED = "the answer repeats the example about another paper"  # the problem `copies_example` finds
 
 def _needs_retry(parsed: ParsedOutput) -> list[str]:
     "Problems worth one more (costly) try: no answer at all. A missing short answer gets a cheap call; uncited sentences are attributed."
@@ -66,31 +65,25 @@ def _needs_retry(parsed: ParsedOutput) -> list[str]:
 def _ask_again(parsed: ParsedOutput, # the reply, parsed
                messages: list[dict], # the messages it answered
                reply: str, # the reply's text
-               plain: list[dict] | None = None, # the same request without the prompt's example (None: a copy of the example is not asked again)
-               texts: Sequence[str] = (), # the passages sent (their texts)
               ) -> tuple[list[str], list[dict] | None]:
-    """A reply's problems and the messages that ask again (None: nothing worth a new reply). A malformed reply gets a reminder of the
-    format; one that answers the prompt's example instead of the question (`copies_example`) is asked afresh without the example."""
+    "A reply's problems and the messages that ask again (None: nothing worth a new reply): a malformed reply gets a reminder of the format."
     probs = _needs_retry(parsed)
-    if parsed.answer and copies_example(parsed.answer, texts): return probs + [COPIED], plain
     if not probs: return probs, None
     return probs, messages + [{"role": "assistant", "content": reply}, {"role": "user", "content": RETRY.format(problems="; ".join(probs))}]
 
-def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict,
-                  texts: Sequence[str] = (), # the passages sent (their texts): acronyms are written out as they define them before the form is judged
-                 ) -> tuple[str, str | None]:
+def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict) -> tuple[str, str | None]:
     """The reply's short answer if usable, else one from a follow-up call sharing the passages' KV cache, either way asked again in the
     question's form when it has the wrong one (`short.formed_short_answer`); else the answer's first sentence. `short_msgs(problem)` builds the follow-up's messages."""
     def ask(problem: str) -> str:
         g = gen.generate(short_msgs(problem), max_tokens=48, temperature=0.0)  # a list of names may be longer than a phrase
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         return g.text
-    if usable_short_answer(question, parsed.short_answer): return formed_short_answer(question, parsed.short_answer, texts, ask)
+    if usable_short_answer(question, parsed.short_answer): return formed_short_answer(question, parsed.short_answer, ask)
     g = gen.generate(short_msgs(None), max_tokens=24)
     usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
     short = first_line(g.text)
     if usable_short_answer(question, short):
-        short, note = formed_short_answer(question, short, texts, ask)
+        short, note = formed_short_answer(question, short, ask)
         return short, "short answer asked separately" + (f"; {note}" if note else "")
     if sents and not yes_no_question(question): return strip_citations(sents[0].claim).rstrip("."), "short answer taken from the answer's first sentence"
     return parsed.short_answer or short, "no usable short answer"
@@ -121,12 +114,11 @@ def _reply(gen, messages: list[dict], on_text: Callable[[str], None] | None, **k
     return g
 
 def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int, max_tokens: int, retries: int,
-              grammar: str | None = None, texts: Sequence[str] = (),
-              plain: list[dict] | None = None, # `messages` without the prompt's example: asked when a reply copies the example
+              grammar: str | None = None,
               on_text: Callable[[str, int], None] | None = None, # called with each piece of a reply as it is written, and the reply's number (2: asked again)
              ) -> Attempt:
-    """Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed, or without the
-    prompt's example when the reply answers the example instead of the question (`_ask_again`); then make sure of the short answer."""
+    """Generate (constrained by `grammar` if given), parse and check; retry with a reminder while the reply is malformed (`_ask_again`);
+    then make sure of the short answer."""
     attempts, usage, notes = 0, {"prompt_tokens": 0, "completion_tokens": 0}, []
     while True:
         attempts += 1
@@ -135,12 +127,11 @@ def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int,
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         parsed = parse_output(g.text)
         sents = check_citations(parsed.answer, n_docs)
-        probs, again = _ask_again(parsed, messages, g.text, plain, texts)
+        probs, again = _ask_again(parsed, messages, g.text)
         if again is None or attempts > retries: break
-        if COPIED in probs: notes.append("asked again without the prompt's example: the reply answered the example, not the question")
         messages = again
     if parsed.answer:
-        short, note = _short_answer(gen, question, parsed, sents, short_msgs, usage, texts)
+        short, note = _short_answer(gen, question, parsed, sents, short_msgs, usage)
         parsed = dataclasses.replace(parsed, short_answer=short)
         if note: notes.append(note)
     return Attempt(g, parsed, sents, probs + notes, attempts, usage)
@@ -272,7 +263,6 @@ def _events(self: Answerer, paper: Paper, question: str, question_id: str | None
         short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
         work = lambda on_text: _generate(self.gen, msgs, short_msgs, question, len(passages),
                                          self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None,
-                                         texts=[c.body for c in passages], plain=build_messages(question, passages, paper.title, shown, example=False),
                                          on_text=on_text)
         att = (yield from _in_thread(work)) if text else work(None)
         rec = self._record(res, att, base, t0, t_ret)
@@ -390,9 +380,9 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
     sents, attributed, probs = _finish_sentences(att.sentences, passages, list(att.problems))
     sent = [c.body for c in passages]
     short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else rebind_number(
-        base["question"], expand_acronyms(parsed.short_answer, sent), sent)
+        base["question"], parsed.short_answer, sent)
     if short not in (UNANSWERABLE, parsed.short_answer):  # said, like every other change to what the model wrote
-        probs.append(f"short answer {parsed.short_answer!r} -> {short!r}: an acronym as a passage defines it, or the number of what the question counts")
+        probs.append(f"short answer {parsed.short_answer!r} -> {short!r}: the number of what the question counts")
     short = _as_written(base["question"], short, sents, sent, probs)
     t_gen = time.perf_counter() - t0 - t_ret
     answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (

@@ -21,9 +21,9 @@ from .files import append_line, atomic_write, say
 
 # %% auto #0
 __all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'answered_by', 'RunDir',
-           'model_sentence_support', 'shown_label_shares', 'judge_answer', 'eval_items', 'evaluate', 'question_groups',
-           'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics', 'finish_run',
-           'compare_runs']
+           'model_sentence_support', 'shown_label_shares', 'labelled_shown', 'judge_answer', 'eval_items', 'evaluate',
+           'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics',
+           'finish_run', 'compare_runs']
 
 # %% ../nbs/17_evaluate.ipynb #3b39e0e6
 class RunMismatch(ValueError):
@@ -237,6 +237,19 @@ def shown_label_shares(lines: Sequence[EvalLine | Mapping], # the run's records
         out["supported_and_answers"] = _share(sum(r["answers"].strip() == "1" and r["label"].strip() == "1" for r in ans), len(ans))
     return out
 
+
+def labelled_shown(lines: Sequence[EvalLine | Mapping], # the run's records
+                   path: str | Path, # a label file; the label files beside it are read too
+                  ) -> dict:
+    """`shown_label_shares` under the label file, among `path` and the label files in its folder, that labels most of the run's
+    shown sentences (one with an `answers` column first on a tie): the labels of a run's own answers are found wherever they sit."""
+    found = []
+    for f in [Path(path), *sorted(p for p in Path(path).parent.glob("*.csv") if p != Path(path))]:
+        try: found.append(shown_label_shares(lines, f))
+        except (KeyError, OSError, UnicodeDecodeError): continue  # not a label file of claims
+    if not found: raise ValueError(f"{path}: no label file of claims (columns item_id, question, claim, cited_passages, label)")
+    return max(found, key=lambda s: (s["matched"], "answers" in s))
+
 # %% ../nbs/17_evaluate.ipynb #537d2cc0
 def judge_answer(record: AnswerRecord, # the answer record of one question
                  retrieval, # the `Retrieval` whose passages were sent, in [Doc N] order
@@ -371,7 +384,7 @@ def check_reference_labels(run: RunDir, # the run folder; reference_labels.json 
     r = check_labels(items, judge, {i.item_id: groups[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in groups}, progress)
     r.pop("verdicts"); r.pop("details")  # per-item labels stay in the label file: a run folder is committed, the labels never are
     r["labels"] = str(path)
-    r["shown"] = shown_label_shares(run.lines(), path)  # aggregate counts only
+    r["shown"] = labelled_shown(run.lines(), path)  # aggregate counts only
     atomic_write(run.path/"reference_labels.json", json.dumps(r, indent=1))
     return r
 

@@ -12,11 +12,11 @@ from typing import Sequence
 from .chunking import Chunk
 
 # %% auto #0
-__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE_ANSWER', 'EXAMPLE_NAMES', 'EXAMPLE', 'NO_ANSWER',
-           'SHORT_YES_NO', 'SHORT_SPAN', 'SHORT_TYPED', 'format_passage', 'context_block', 'build_messages',
-           'answer_grammar', 'ParsedOutput', 'parse_output', 'split_sentences', 'citation_ids', 'strip_citations',
-           'CitedSentence', 'check_citations', 'citation_report', 'attribute', 'yes_no_question',
-           'short_answer_messages', 'usable_short_answer', 'copies_example']
+__all__ = ['SYSTEM_PROMPT', 'INSTRUCTIONS', 'EXAMPLE_SHORT', 'EXAMPLE_ANSWER', 'EXAMPLE', 'NO_ANSWER', 'SHORT_YES_NO',
+           'SHORT_SPAN', 'SHORT_TYPED', 'format_passage', 'context_block', 'build_messages', 'answer_grammar',
+           'ParsedOutput', 'parse_output', 'split_sentences', 'citation_ids', 'strip_citations', 'CitedSentence',
+           'check_citations', 'citation_report', 'attribute', 'yes_no_question', 'short_answer_messages',
+           'usable_short_answer']
 
 # %% ../nbs/13_prompts.ipynb #25dc7a31
 SYSTEM_PROMPT = ("You answer questions about one research paper. Use only the numbered passages you are given, "
@@ -28,9 +28,8 @@ Answer: <one or two short sentences (at most 50 words) in your own words, never 
 Short answer: <for a yes/no question: Yes or No; otherwise the shortest phrase (a few words) from the passages that answers it>
 If the passages do not answer the question, write "Answer: The passages do not answer this question." and "Short answer: Unanswerable"."""
 
-EXAMPLE_SHORT = "Amazon reviews and Yelp"  # a reply that copies it answers the example, not the question
-EXAMPLE_ANSWER = "They train on 50,000 Amazon reviews and test on Yelp [Doc 2]."  # likewise (`copies_example`)
-EXAMPLE_NAMES = ("50,000", "Amazon", "Yelp")  # what only the example's answer says: its number and names
+EXAMPLE_SHORT = "Amazon reviews and Yelp"  # the worked example's short answer
+EXAMPLE_ANSWER = "They train on 50,000 Amazon reviews and test on Yelp [Doc 2]."  # and its answer
 EXAMPLE = """Example (about another paper):
 Passages:
 [Doc 1] (Introduction)
@@ -63,7 +62,7 @@ def build_messages(question: str, # the question
                    passages: Sequence[Chunk], # the chunks sent, in prompt order
                    title: str = "", # the paper's title ('': no title line)
                    labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
-                   example: bool = True, # show `EXAMPLE` (False: asked again after a reply that copied it)
+                   example: bool = True, # show `EXAMPLE` (False: no worked example)
                   ) -> list[dict]:
     "Chat messages asking for a cited answer to `question` from `passages` (already in paper order)."
     shown = f"{EXAMPLE}\n\nNow the real task, about the passages above.\n" if example else ""
@@ -231,8 +230,6 @@ def short_answer_messages(question: str, # the question
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": context_block(passages, title, labels) + tmpl.format(question=question)}]
 
-def _words(s: str) -> list[str]: return [w for w in re.findall(r"\w+", s.lower()) if w not in ("a", "an", "the")]
-
 def usable_short_answer(question: str, # the question (yes/no or not, by its form)
                         short: str, # the model's short answer
                        ) -> bool:
@@ -240,15 +237,4 @@ def usable_short_answer(question: str, # the question (yes/no or not, by its for
     w = short.strip().strip(".").lower()
     if not w: return False
     if w == "unanswerable": return True
-    if _words(w) == _words(EXAMPLE_SHORT): return False  # the prompt's example, copied
     return (w in ("yes", "no")) == yes_no_question(question)
-
-# %% ../nbs/13_prompts.ipynb #0e20f98e
-def copies_example(answer: str, # the reply's answer (its sentences, citations and all)
-                   passages: Sequence[str] = (), # the texts of the passages sent
-                   least: int = 2, # `EXAMPLE_NAMES` absent from every passage that make a copy
-                  ) -> bool:
-    "Does `answer` repeat the prompt's example answer (`EXAMPLE_ANSWER`, about another paper) instead of answering from `passages`?"
-    words = lambda s: set(re.findall(r"\w+", s.lower().replace(",", "")))  # 50,000 and 50000 alike
-    sent, said = words(" ".join(passages)), words(answer)
-    return sum(n in said and n not in sent for n in (words(name).pop() for name in EXAMPLE_NAMES)) >= least

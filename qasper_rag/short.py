@@ -18,9 +18,9 @@ from .answering import _NUMBER_WORDS, QUANTITY_QUESTION, QUANTITY as _QUANTITY, 
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
-           'retyped_short_answer', 'expand_acronyms', 'formed_short_answer', 'method_clause', 'without_citations',
-           'rebind_number', 'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers',
-           'plain_short_answers', 'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
+           'retyped_short_answer', 'formed_short_answer', 'method_clause', 'without_citations', 'rebind_number',
+           'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
+           'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -38,8 +38,6 @@ def short_answer_type(short: str, # the short answer shown
     return "free form"
 
 # %% ../nbs/14b_short.ipynb #730bc5f3
-_COUNT = re.compile(rf"^\s*(?:\d+|{_NUMBER_WORDS}|several|multiple|many|various)\s+[\w-]", re.I)
-_NAMES_QUESTION = re.compile(r"^\s*(?:which|what)\b", re.I)
 def first_line(text: str) -> str:
     "A short reply's answer: its first line, without a `Short answer:` label, quotes or a final full stop."
     line = text.strip().splitlines()[0].strip() if text.strip() else ""
@@ -58,7 +56,6 @@ def short_answer_problem(question: str, # the question
     if _CHOICE.search(question): return None  # "X or Y?": the answer is one of the question's own words
     terms, asked = claim_terms(_joined(s)), set(claim_terms(_joined(question)))
     if terms and sum(t in asked for t in terms) / len(terms) >= RESTATED: return "restates the question"
-    if _NAMES_QUESTION.match(question) and _COUNT.match(s) and terms and terms[-1] in asked: return "counts instead of naming"
     return None
 
 def retyped_short_answer(question: str, # the question
@@ -73,38 +70,13 @@ def retyped_short_answer(question: str, # the question
     return first, f"short answer {first!r} {problem}: asked again, no better ({again!r})"
 
 # %% ../nbs/14b_short.ipynb #961bcbc6
-_ACRONYM = r"[A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*"
-
-def _initials(words: str) -> str: return "".join(w[0] for w in re.findall(r"[A-Za-z][\w'-]*", words)).lower()
-
-def expand_acronyms(short: str, # a short answer
-                    passages: Sequence[str], # the passages sent (their texts)
-                   ) -> str:
-    "`short` with each acronym written as a passage defines it (`Words (ACR)` or `ACR (Words)`, the initials spelling it); unchanged if none does or it has parentheses already."
-    if "(" in short: return short
-    def expand(m):
-        a = m.group(0); key = a.lower().replace("-", "")
-        for p in passages:
-            for e in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,8}}?)\(\s*{re.escape(a)}\s*\)", p):  # Words (ACR)
-                words = e.group(1).split()
-                for k in range(len(words)):
-                    if _initials(" ".join(words[k:])) == key: return " ".join(words[k:]) + f" ({a})"
-            for e in re.finditer(rf"(?<![\w-]){re.escape(a)}\s*\(([^()]{{3,80}})\)", p):  # ACR (Words)
-                if _initials(e.group(1)) == key: return f"{a} ({e.group(1)})"
-        return a
-    return re.sub(rf"(?<![\w-]){_ACRONYM}(?![\w-])", expand, short)
-
-# %% ../nbs/14b_short.ipynb #f5bef39c
 def formed_short_answer(question: str, # the question
                         short: str, # a usable short answer to it (`prompts.usable_short_answer`)
-                        passages: Sequence[str], # the passages sent (their texts), whose definitions write acronyms out
                         ask: Callable[[str], str], # problem -> the model's reply when asked again in the question's form
                        ) -> tuple[str, str | None]:
-    "`short` if, acronyms written out, it has the question's form; else the reply to `ask(problem)` if, acronyms written out, that has it, else `short`; and a note (None: not asked again)."
-    seen = expand_acronyms(short, passages)
-    if not (problem := short_answer_problem(question, seen)): return short, None
-    kept, note = retyped_short_answer(question, seen, expand_acronyms(first_line(ask(problem)), passages))  # the reply judged the same way
-    return (short if kept == seen else kept), note
+    "`short` if it has the question's form; else the reply to `ask(problem)` if that has it, else `short`; and a note (None: not asked again)."
+    if not (problem := short_answer_problem(question, short)): return short, None
+    return retyped_short_answer(question, short, first_line(ask(problem)))
 
 # %% ../nbs/14b_short.ipynb #26ffb324
 _HOW = re.compile(r"^\s*how\b", re.I)
@@ -330,8 +302,8 @@ def retyped_short_answers(lines: Sequence[Mapping], # a run's records (lines of 
                           out: str | Path, # JSON-lines file of the replies (appended; resumed)
                           progress: bool = True, # a progress bar
                          ) -> dict[str, dict]:
-    "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`, acronyms written out as `formed_short_answer` judges), a reply in that form."
-    problem_of = lambda r: short_answer_problem(r.get("question", ""), expand_acronyms(_before(r), [c.body for c in passages_of(r)[0]]))
+    "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`, as `formed_short_answer` judges), a reply in that form."
+    problem_of = lambda r: short_answer_problem(r.get("question", ""), _before(r))
     return replay_short_answers(lines, passages_of, generator, out, problem_of, only_problems=True, max_tokens=48, progress=progress,
                                 desc="short answers asked again")
 
@@ -354,7 +326,7 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
                   ) -> dict[str, dict[str, str]]:
     """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
     and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if); with replayed
-    second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form, acronyms expanded,
+    second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form,
     a misbound number rebound, copied as a passage writes it, then agreed)."""
     recs = {l["question_id"]: l["record"] for l in lines}
     out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
@@ -369,9 +341,9 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
         sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p["text"] for p in r.get("passages", [])]
         def typed(r: Mapping) -> str:
             first, texts = out["before agreement"][r["question_id"]], sent(r)
-            short = formed_short_answer(r["question"], first, texts, lambda problem: retyped.get(r["question_id"], {}).get("raw", ""))[0]
+            short = formed_short_answer(r["question"], first, lambda problem: retyped.get(r["question_id"], {}).get("raw", ""))[0]
             if not short.lower().startswith("unanswerable"):
-                short = rebind_number(r["question"], expand_acronyms(short, texts), texts)
+                short = rebind_number(r["question"], short, texts)
                 short = passage_span(r["question"], short, [p["text"] for p in r.get("passages", [])] + list(texts))[0]  # cited first
             return agreed_with_record(short, r, texts)
         out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}

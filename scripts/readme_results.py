@@ -68,7 +68,7 @@ if sa.is_file():
     if 'typed' in S.get('variants', []):  # the short-answer stage as the answerer has it now, replayed on this run's records
         typed = [(name, at(S['rows'], g)) for g, name in (('qasper-train-sample10', 'train papers'), ('qasper-test-sample47-1q', 'test papers'))]
         text += (" The answerer's short-answer stage as it is now (a short answer of the wrong form for its question asked again in that "
-                 "form, acronyms written as a passage defines them, a number that counts something else than the question asks rebound), replayed on this run's records (`typed`): "
+                 "form, a number that counts something else than the question asks rebound), replayed on this run's records (`typed`): "
                  + "; ".join(f"on the {name} (n={r['n']}) {ci(r, 'typed')} against the run's {ci(r, 'run')}" for name, r in typed if r and 'typed' in r)
                  + (f"; {S['unanswerable']['typed']} of {S['n']} short answers Unanswerable against the run's {S['unanswerable']['run']}"
                     if 'unanswerable' in S else "") + ".")
