@@ -133,6 +133,14 @@ if bench.is_file():
     cpus = B['machine'].get('cpus_usable') or B['machine'].get('cpus')
     text = (f"## Speed ({cpus} CPU cores, {B['threads']} threads)\n"
             f"`make bench` measures each stage beside its reference in one run (`reports/bench/bench.html`): " + "; ".join(parts) + ".\n")
+    sl = Path("reports/bench/stream_latency.txt")  # benchmarks/stream_latency.py: what a researcher waits for before the first words
+    if sl.is_file():
+        rows = {l.split()[0]: l.split() for l in sl.read_text().splitlines() if l.split() and l.split()[0] in ("cold", "warm")}
+        if {"cold", "warm"} <= set(rows):
+            c, w = rows["cold"], rows["warm"]
+            text += (f"Streaming `ask` (`{sl}`, the embedded Qwen on two threads): the passages sent are listed {c[1]} s after the "
+                     f"question when the paper is new (its vectors computed) and {w[1]} s when it is not; the first word of the answer "
+                     f"appears after {c[3]} s and {w[3]} s (the prompt is read first), the whole checked answer after {c[5]} and {w[5]} s.\n")
     sections["speed"] = text
 
 # the library paragraph, from the library page's routing.json (`make library`)
