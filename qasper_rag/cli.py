@@ -442,6 +442,13 @@ def cmd_report(a: argparse.Namespace) -> int:
     from qasper_rag.env import project_root
     from qasper_rag.report import smoke_parameters
     out = (root or project_root()/"reports")/a.name
+    if a.rerender:  # the pages again from the executed notebooks beside them: nothing runs
+        from qasper_rag.report import PAGES, rerender, write_index
+        names = only or [n for n in PAGES if (out/f"{n}.ipynb").exists()]
+        if not names: raise SystemExit(f"{out}: no executed report notebook to render again; run `qasper-rag report --name {a.name}` first")
+        for n in names: print(f"{n}: {rerender(n, out)}")
+        write_index(out.parent)
+        return 0
     if a.smoke: params = smoke_parameters(out)  # each notebook's small default run
     else:
         from qasper_rag.generate import default_threads  # the generator's own rule, as every command; the notebooks take an int
@@ -463,6 +470,7 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--threads", type=positive_int, help=_THREADS_HELP)
     p.add_argument("--only", help="comma-separated notebooks: eval_run, ablations, table_vs_text, measurement_bugs, failures")
     p.add_argument("--smoke", action="store_true", help="each notebook's small default run (minutes), not the full report")
+    p.add_argument("--rerender", action="store_true", help="render the pages of reports/<name> again from their executed notebooks (seconds; nothing runs), e.g. after a layout change")
     p.add_argument("--reports", help="reports folder (default: reports/ of the checkout)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 

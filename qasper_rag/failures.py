@@ -6,6 +6,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/failures.html.md"""
 
 # %% ../nbs/25_failures.ipynb #7d37ff3a
 from __future__ import annotations
+import re
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
@@ -14,8 +15,8 @@ from .data import FLOAT_PREFIX, QasperCorpus, Question
 
 # %% auto #0
 __all__ = ['OPEN_ON_LINK', 'TABLE', 'gold_chunks', 'trace', 'TraceMismatch', 'check_trace', 'explore', 'failures_frame',
-           'stages_run', 'verdicts', 'question_table', 'passages_sent', 'details_html', 'recall_rows', 'answer_f1s',
-           'LiveExplorer']
+           'stages_run', 'clean_markup', 'gold_info', 'verdicts', 'question_table', 'passages_sent', 'details_html',
+           'recall_rows', 'answer_f1s', 'LiveExplorer']
 
 # %% ../nbs/25_failures.ipynb #0cc88a02
 from .retrieval import STAGES  # the stage names `Retrieval.stages` uses: one type for both
@@ -111,24 +112,51 @@ def stages_run(rows: Sequence[dict]) -> list[str]:
 
 def _items(xs) -> str: return " · ".join("–" if x is None else str(x) for x in xs)
 
+_MARKUP = [(re.compile(r"\s*\(\s*BIBREF\d+(?:\s*[,;]\s*BIBREF\d+)*\s*\)|\s*\bBIBREF\d+(?:\s*[,;]\s*BIBREF\d+)*"), ""),  # citations, alone or in brackets
+           (re.compile(r"\b(?:INLINE|DISPLAY)FORM\d+\b"), "[formula]"),
+           (re.compile(r"\bTABREF\d+\b"), "[table]"), (re.compile(r"\bFIGREF\d+\b"), "[figure]"), (re.compile(r"\bSECREF\d+\b"), "[section]")]
+
+def clean_markup(text: str, # a question, answer or passage as QASPER writes it
+                ) -> str:
+    "`text` for a reader: QASPER's citation placeholders (BIBREF) left out, formulas and table, figure and section references as [formula], [table], ..."
+    for pat, to in _MARKUP: text = pat.sub(to, text or "")
+    return re.sub(r"\s+([,.;:)])", r"\1", text)
+
+def gold_info(lines: Sequence[Mapping], # an evaluation run's records
+              corpus: QasperCorpus, # the data that holds their gold answers
+              groups: Mapping[str, str] | None = None, # question id -> its data file (`evaluate.question_groups`), the split column
+             ) -> dict[str, dict]:
+    "Per question id: the answer type its score was counted under (the best-matching reference, as Answer-F1 by type), its split and the first gold answer."
+    from qasper_rag.evaluate import run_predictions
+    from qasper_rag.metrics import gold_from_corpus, score_questions
+    qs = {q.id: q for q in corpus.questions()}
+    ours = [l for l in lines if l["question_id"] in qs]
+    gold = gold_from_corpus([qs[l["question_id"]] for l in ours])
+    kinds = {s.question_id: s.type for s in score_questions(gold, run_predictions(ours))}
+    return {q: {"type": kinds.get(q) or (refs[0].type if refs else None), "split": (groups or {}).get(q, ""),
+                "gold answer": refs[0].answer if refs else ""} for q, refs in gold.items()}
+
 def verdicts(line: Mapping) -> str:
-    "The judge's verdicts on an answer's cited sentences, and what verification did to them."
-    r, sents = line["record"], (line.get("alce") or {}).get("sentences") or []
-    out = [f"{sum(bool(s.get('recall')) for s in sents)}/{len(sents)} cited sentences supported"] if sents else []
+    "The model's own sentences supported by the passages they cited (before verification, the verifier's judge) and what verification did to them."
+    from qasper_rag.evaluate import model_sentence_support
+    r = line["record"]
+    if r.get("failed"): return "failed"
+    before, out = model_sentence_support(r), []
+    if before: out.append(f"model's sentences: {sum(before)}/{len(before)} supported as cited")
     counts = {k: v for k, v in ((r.get("verification") or {}).get("counts") or {}).items() if v}
-    if counts: out.append(", ".join(f"{v} {k}" for k, v in counts.items()))
-    if r.get("failed"): out.append("failed")
+    if counts: out.append("shown: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return "; ".join(out) or "no cited sentence"
 
 def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed_only=False)`
                    lines: Sequence[Mapping] = (), # an evaluation run's records, joined by question id
                    answer_f1: Mapping[str, float] | None = None, # official Answer-F1 per question id
                    link: bool = False, # question ids as links to their detail view (`details_html`), for a page
+                   gold: Mapping[str, dict] | None = None, # per question id its answer type, split and gold answer (`gold_info`), as columns
                   ):
     "One row per question: answer and outcome (when a run is given), evidence recall, and per gold item the stage that lost it and its ranks."
     import pandas as pd
     from html import escape
-    esc = escape if link else (lambda x: x)  # a page renders the cells as HTML: text is escaped there
+    esc = (lambda x: escape(clean_markup(x))) if link else (lambda x: x)  # a page renders the cells as HTML: text is escaped there, markup left out
     by_q: dict[str, list[dict]] = {}
     for r in rows: by_q.setdefault(r["question_id"], []).append(r)
     runs = {l["question_id"]: l for l in lines}
@@ -137,6 +165,9 @@ def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed
         its, l = by_q.get(qid, []), runs.get(qid)
         first = its[0] if its else {"paper_id": l["paper_id"], "question": l["question"]}
         row = {"question_id": f'<a href="#q-{qid}">{qid}</a>' if link and l else qid, "paper": first["paper_id"], "question": esc(first["question"])}
+        if gold is not None:
+            g = gold.get(qid, {})
+            row |= {"type": g.get("type") or "", "split": g.get("split", ""), "gold answer": esc(g.get("gold answer", ""))}
         if lines:
             rec = l["record"] if l else {}
             row |= {"short answer": esc(rec.get("short_answer", "")),
@@ -166,16 +197,20 @@ def passages_sent(line: Mapping, # one record of an evaluation run (a line of re
 def details_html(line: Mapping, # one record of an evaluation run
                  passages: Sequence[dict], # its passages (`passages_sent`)
                  answer_f1: float | None = None, # the question's official Answer-F1 (None: not shown)
-                 chars: int = 400, # characters shown of each passage's text (longer ones are cut)
+                 chars: int = 400, # characters shown of each passage's text until it is opened (longer ones open in full on a click)
                 ) -> str:
     "One question's detail view as an HTML `<details>` element with the id `q-<question id>`: answer, outcome, passages sent."
-    from html import escape as e
+    from html import escape as _e
     r, qid = line["record"], line["question_id"]
+    e = lambda x: _e(clean_markup(str(x)))  # markup left out, then escaped
     said = lambda s: e(s["text"]) if s.get("text") else f"<del>{e(s.get('original', ''))}</del>"  # a removed sentence: struck out
+    def text(t):  # a long passage opens in full on a click
+        t = clean_markup(t)
+        return _e(t) if len(t) <= chars else f"<details class='passage'><summary>{_e(t[:chars])}… <i>(show all)</i></summary>{_e(t)}</details>"
     sents = "".join(f"<li>{said(s)} <i>({e(s.get('status') or 'as written')})</i></li>" for s in r.get("sentences", []))
     rows = "".join(f"<tr><td>Doc {p['doc']}</td><td>{'cited' if p['cited'] else ''}</td><td>{'gold' if p['gold'] else ''}</td>"
                    f"<td>{e(p['label'] or '')}</td><td>{e(p['chunk_id'])}<br>{e(p['section'] or '')}</td>"
-                   f"<td>{e(p['text'][:chars])}{'…' if len(p['text']) > chars else ''}</td></tr>" for p in passages)
+                   f"<td>{text(p['text'])}</td></tr>" for p in passages)
     f1 = "" if answer_f1 is None else f"; Answer-F1 {answer_f1:.3f}"
     notice = f"<p>{e(r['notice'])}</p>" if r.get("notice") else ""
     return (f'<details id="q-{e(qid)}" class="question-detail"><summary><code>{e(qid)}</code> ({e(line["paper_id"])}): {e(line["question"])}</summary>'
@@ -194,8 +229,10 @@ window.addEventListener('hashchange', qasperOpenDetail); window.addEventListener
 
 # %% ../nbs/25_failures.ipynb #5c0e7a11
 # the explorer's itables options, on the page and live: every row (no downsampling), 25 a page, the search box even on a
-# short table (itables drops it on a table that fits one page)
-TABLE = dict(maxBytes=0, pageLength=25, lengthMenu=[10, 25, 100, -1], classes="display compact cell-border", scrollX=True,
+# short table (itables drops it on a table that fits one page), the question id column frozen when scrolling sideways, a
+# click anywhere on a header sorts
+TABLE = dict(maxBytes=0, pageLength=25, lengthMenu=[10, 25, 100, -1], classes="display compact cell-border", scrollX=True, fixedColumns={"start": 1},
+             text_in_header_can_be_selected=False,  # itables' default sorts only from a 12 px icon; a click on the header's text sorts now
              layout={"topStart": "search", "topEnd": "pageLength", "bottomStart": "info", "bottomEnd": "paging"},
              columnDefs=[{"className": "dt-left", "targets": "_all"}])
 
@@ -254,7 +291,8 @@ class LiveExplorer:
                     f"finishes. Start one with <code>qasper-rag eval --out {d}</code> (or wait for its first question), then call "
                     "<code>refresh()</code>.</p>")
         f1 = answer_f1s(self.lines, self.corpus) if self.corpus is not None else None
-        self.table = question_table([r for l in self.lines for r in recall_rows(l)], self.lines, f1, link=True)
+        gold = gold_info(self.lines, self.corpus) if self.corpus is not None else None
+        self.table = question_table([r for l in self.lines for r in recall_rows(l)], self.lines, f1, link=True, gold=gold)
         state = ("the run has finished (metrics.json)" if (self.run.path/"metrics.json").exists()
                  else "no metrics.json yet: the run is going, or was stopped (the same command resumes it)")
         n = len(self.lines)

@@ -1,4 +1,4 @@
-"""Run the parameterised evaluation notebooks with papermill, render them to HTML with nbconvert, and keep an index of the runs in `reports/README.md`.
+"""Run the parameterised evaluation notebooks with papermill, render them to HTML with nbconvert, and keep an index of the runs and pages (`reports/README.md`, `reports/index.html`).
 
 Docs: https://qasper-rag.github.io/qasper_rag/report.html.md"""
 
@@ -6,15 +6,15 @@ Docs: https://qasper-rag.github.io/qasper_rag/report.html.md"""
 
 # %% ../nbs/20_report.ipynb #33b81583
 from __future__ import annotations
-import json, time
+import json, re, time
 from pathlib import Path
 from typing import Mapping, Sequence
 from .env import project_root
 
 # %% auto #0
-__all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters', 'smoke_parameters',
-           'page_setup', 'show_figure', 'findings_markdown', 'show_findings', 'findings_first', 'to_html', 'render',
-           'write_index', 'make_report']
+__all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'LEAD_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters',
+           'smoke_parameters', 'page_setup', 'show_figure', 'findings_markdown', 'show_findings', 'findings_first',
+           'page_source', 'to_html', 'render', 'rerender', 'write_index', 'index_html', 'make_report']
 
 # %% ../nbs/20_report.ipynb #75b14773
 NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
@@ -82,6 +82,7 @@ def show_findings(items: Sequence[str]) -> None:
 
 # %% ../nbs/20_report.ipynb #60ce3697
 FINDINGS_TAG = "findings"
+LEAD_TAG = "lead"  # the page's key figure, shown right after its findings
 HIDDEN_INPUT_TAGS = ("findings", "parameters")
 PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
@@ -91,31 +92,76 @@ PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
 
 def _tags(c) -> list[str]: return c.get("metadata", {}).get("tags", [])
 def _src(c) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+def _title_at(cells) -> int: return next((i + 1 for i, c in enumerate(cells) if c["cell_type"] == "markdown" and _src(c).lstrip().startswith("# ")), 0)
 
 def findings_first(nb, # a notebook, changed in place and returned
                    tag: str = FINDINGS_TAG, # the cell tag that marks findings
+                   lead: str = LEAD_TAG, # the cell tag that marks the page's key figure, placed after the findings
                   ):
-    "Move the cells tagged `tag` (in their order) right after the title, the first Markdown cell starting with '# '."
-    tagged = [c for c in nb["cells"] if tag in _tags(c)]
-    rest = [c for c in nb["cells"] if tag not in _tags(c)]
-    at = next((i + 1 for i, c in enumerate(rest) if c["cell_type"] == "markdown" and _src(c).lstrip().startswith("# ")), 0)
-    nb["cells"] = rest[:at] + tagged + rest[at:]
+    "Move the cells tagged `tag`, then those tagged `lead` (each in their order), right after the title, the first Markdown cell starting with '# '."
+    first = [c for c in nb["cells"] if tag in _tags(c)] + [c for c in nb["cells"] if lead in _tags(c) and tag not in _tags(c)]
+    rest = [c for c in nb["cells"] if not {tag, lead} & set(_tags(c))]
+    at = _title_at(rest)
+    nb["cells"] = rest[:at] + first + rest[at:]
+    return nb
+
+def _git(root: Path, *args: str) -> str | None:
+    import subprocess
+    try: r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError): return None
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
+
+def page_source(path: str | Path, # the page's folder: a run folder (with run.json) or another report folder
+                root: str | Path | None = None, # the git checkout (None: the project's)
+               ) -> str:
+    "One Markdown line: where the page's numbers come from (the run's code commit and its date) and the commit and date it was rendered at."
+    import datetime
+    root = Path(root or project_root()); run = Path(path)/"run.json"
+    head = _git(root, "rev-parse", "--short", "HEAD")
+    dirty = bool(_git(root, "status", "--porcelain", "--untracked-files=no", "--", "qasper_rag", "nbs"))
+    today = datetime.date.today().isoformat()
+    rendered = f"rendered {today} at commit `{head or 'unknown'}`{' with uncommitted changes' if dirty else ''}"
+    if run.exists():
+        code = (json.loads(run.read_text()).get("code") or {})
+        c = (code.get("commit") or "")[:7]
+        when = _git(root, "show", "-s", "--format=%cs", c) if c else None
+        made = f"the run's code at commit `{c}` ({when or 'date unknown'}){', with uncommitted changes' if code.get('dirty') else ''}" if c else "a run whose code commit was not recorded"
+        return f"Numbers from the run in this folder: {made}; {rendered}."
+    return f"Numbers computed when the page was {rendered}."
+
+def _page_cells(nb):
+    "The cells a reader sees: from the `parameters` cell on in a notebook that also defines a module (its title kept), no stderr output."
+    cells = nb["cells"]
+    p = next((i for i, c in enumerate(cells) if "parameters" in _tags(c)), None)
+    if p is not None and any(c["cell_type"] == "code" and re.match(r"\s*#\|\s*(export|default_exp)", _src(c)) for c in cells[:p]):
+        at = _title_at(cells[:p])
+        cells = cells[:at] + [c for c in cells[at:p] if {FINDINGS_TAG, LEAD_TAG} & set(_tags(c))] + cells[p:]  # an executed notebook has them first
+    for c in cells:
+        if c["cell_type"] == "code": c["outputs"] = [o for o in c.get("outputs", []) if not (o.get("output_type") == "stream" and o.get("name") == "stderr")]
+    nb["cells"] = cells
     return nb
 
 def to_html(nb, # the executed notebook
             name: str = "report", # the page's title (unless the notebook's metadata has one)
             path: str | Path = ".", # folder that Markdown image paths are relative to (images are embedded)
+            index: str | None = "../index.html", # the index of all pages, linked under the title (None: no navigation line)
+            source: str | None = None, # the provenance line (None: `page_source(path)`)
            ) -> str:
-    "A self-contained HTML page of the executed notebook `nb`: findings first, tagged inputs hidden, no CDN scripts, images embedded."
+    "A self-contained HTML page of the executed notebook `nb`: findings and key figure first, no code, a link to the index, no CDN scripts, images embedded."
+    import copy
+    from nbformat import v4
     from jinja2 import DictLoader
     from nbconvert import HTMLExporter
     from traitlets.config import Config
     c = Config()
-    c.TagRemovePreprocessor.enabled = True
-    c.TagRemovePreprocessor.remove_input_tags = set(HIDDEN_INPUT_TAGS)
+    c.TemplateExporter.exclude_input = True  # code stays in the notebook beside the page
+    c.TemplateExporter.exclude_input_prompt = c.TemplateExporter.exclude_output_prompt = True
     c.HTMLExporter.embed_images = True
+    nav = None if index is None else f"[← all report pages]({index}) · {source or page_source(path)}"
     ex = HTMLExporter(config=c, extra_loaders=[DictLoader({"qasper_page.html.j2": PAGE_TEMPLATE})], template_file="qasper_page.html.j2")
-    body, _ = ex.from_notebook_node(findings_first(nb), resources={"metadata": {"name": name, "path": str(path)}})
+    page = findings_first(_page_cells(copy.deepcopy(nb)))
+    if nav: page.cells.insert(_title_at(page.cells), v4.new_markdown_cell(nav))
+    body, _ = ex.from_notebook_node(page, resources={"metadata": {"name": name, "path": str(path)}})
     return body
 
 # %% ../nbs/20_report.ipynb #fe935fbe
@@ -141,6 +187,28 @@ def render(name: str, # a page's notebook: a key of `PAGES`
     html = out/f"{name}.html"; html.write_text(to_html(nb, name, out), encoding="utf-8")
     return html
 
+def rerender(name: str, # a page's notebook: a key of `PAGES`
+             out: str | Path, # folder of the executed notebook `<name>.ipynb`, where the page is written
+             nbs: str | Path | None = None, # folder of the source notebooks, whose cell tags are carried over (default: the project's nbs/)
+            ) -> Path:
+    "Render `out/<name>.html` again from the executed `out/<name>.ipynb` (nothing runs), with the cell tags of the source notebook."
+    import nbformat
+    nbs = Path(nbs or project_root()/"nbs"); out = Path(out)
+    if name not in PAGES: raise ValueError(f"unknown page {name!r}: choose from {', '.join(PAGES)}")
+    executed = out/f"{name}.ipynb"
+    if not executed.exists(): raise FileNotFoundError(f"{executed}: no executed notebook to render again; run the page first (qasper-rag report, or its make target)")
+    nb = nbformat.read(executed, as_version=4)
+    src = nbs/PAGES[name]
+    tags = {c.get("id"): _tags(c) for c in nbformat.read(src, as_version=4).cells} if src.exists() else {}
+    for c in nb.cells:
+        if c.get("id") in tags:
+            keep = [t for t in _tags(c) if t not in (FINDINGS_TAG, LEAD_TAG)]
+            c.setdefault("metadata", {})["tags"] = keep + [t for t in tags[c["id"]] if t in (FINDINGS_TAG, LEAD_TAG)]
+    nb = findings_first(nb)
+    nbformat.write(nb, executed)
+    html = out/f"{name}.html"; html.write_text(to_html(nb, name, out), encoding="utf-8")
+    return html
+
 # %% ../nbs/20_report.ipynb #1f81d14f
 def _fmt(v) -> str: return "n/a" if v is None else f"{v:.3f}"
 
@@ -155,7 +223,7 @@ def _labelled(d: dict) -> str:
     return "no labels" if not x or not x["n"] else f"{_fmt(x['share'])} (n={x['n']})"
 
 def write_index(reports: str | Path | None = None) -> Path:
-    "Rewrite `reports/README.md`: one row per report folder with a metrics.json, linking its pages and figures."
+    "Rewrite `reports/README.md` (one row per report folder with a metrics.json, linking its pages) and `reports/index.html` (every page)."
     reports = Path(reports or project_root()/"reports")
     rows = []
     for m in sorted(reports.glob("*/metrics.json")):
@@ -177,7 +245,48 @@ def write_index(reports: str | Path | None = None) -> Path:
             "| run | configuration / generator / judge | answered | Answer-F1 | Evidence-F1 | evidence recall | model's sentences supported as cited | shown: supported and answering (labels) | pages |",
             "|---|---|---|---|---|---|---|---|---|", *(rows or ["| (none yet) | | | | | | | | |"]), ""]
     (reports/"README.md").write_text("\n".join(text), encoding="utf-8")
+    (reports/"index.html").write_text(index_html(reports), encoding="utf-8")  # the same runs, and every other page, for a browser
     return reports/"README.md"
+_PAGE_TITLES = {"eval_run": "Evaluation run", "ablations": "Ablations", "table_vs_text": "Table vs text evidence",
+                "measurement_bugs": "Measurement bugs", "failures": "Failure explorer", "bench": "Benchmarks",
+                "library": "A library of papers", "adapt": "Adapting the ranker"}
+
+def index_html(reports: str | Path | None = None) -> str:
+    "A self-contained page linking every rendered page under `reports/`: each run with its headline numbers and pages, then the other pages and the judges' measurements."
+    from html import escape
+    reports = Path(reports or project_root()/"reports")
+    link = lambda p: f'<a href="{escape(p.relative_to(reports).as_posix())}">{escape(_PAGE_TITLES.get(p.stem, p.stem))}</a>'
+    runs, other = [], []
+    for folder in sorted(p for p in reports.iterdir() if p.is_dir()):
+        pages = sorted(folder.glob("*.html"), key=lambda p: (list(PAGES).index(p.stem) if p.stem in PAGES else len(PAGES), p.name))
+        if (folder/"metrics.json").exists():
+            d = json.loads((folder/"metrics.json").read_text()); run, cov = d.get("run", {}), d["coverage"]
+            cells = [f"<code>{escape(folder.name)}</code>", escape(f"{run.get('config')} / {run.get('generator')}"), f"{cov['answered']}/{cov['total']}",
+                     _fmt(d["answer_f1"]["value"]), _fmt(d["evidence_f1"]["value"]), f"{_fmt(d['evidence_recall']['all'])} (n={d['evidence_recall']['n']['all']})",
+                     escape(_before(d)), escape(_labelled(d)), " · ".join(map(link, pages)) or "no pages rendered"]
+            runs.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        elif pages:
+            other.append(f"<li>{' · '.join(map(link, pages))} <small>(<code>{escape(folder.name)}/</code>)</small></li>")
+        elif folder.name == "judges" and (texts := sorted(folder.glob("*.txt"))):
+            other.append("<li>Judges and replays, as plain text: " + ", ".join(
+                f'<a href="{escape(t.relative_to(reports).as_posix())}">{escape(t.stem)}</a>' for t in texts) + "</li>")
+    head = ["run", "configuration / generator", "answered", "Answer-F1", "Evidence-F1", "evidence recall",
+            "model's sentences supported as cited", "shown: supported and answering (labels)", "pages"]
+    table = ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>" + "".join(runs) + "</tbody></table>") if runs else "<p>No run yet: <code>make report</code>.</p>"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>qasper_rag reports</title>
+<style>body{{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;line-height:1.45}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}}th{{background:#f3f3f3}}</style></head>
+<body><h1>qasper_rag reports</h1>
+<p>Every page below computes its numbers from the files in its own folder and says under its title which code commit made them.
+Answer-F1 and Evidence-F1 follow the official QASPER evaluator; citations are never scored by the judge that repaired them
+(the model's own sentences before verification; the shown sentences under independent labels, where they exist).</p>
+<h2 id="runs">Evaluation runs</h2>
+{table}
+<h2 id="pages">Other pages</h2>
+<ul>{''.join(other) or '<li>none yet</li>'}</ul>
+</body></html>
+"""
 
 # %% ../nbs/20_report.ipynb #ed434ae8
 def make_report(name: str, # the report folder: reports/<name>

@@ -116,6 +116,17 @@ def _check_page(browser, page: Path, name: str):
     assert f is not None, f"{name}: no Findings section"
     assert f["items"] > 0, f"{name}: the Findings section lists nothing"
     assert f["first"] and f["before"] == 0, f"{name}: the findings are not the first thing on the page: {f}"
+    # a report, not a notebook dump: the first screen (1,400 px) holds the title, the findings list and a figure; no code; a way back
+    top = browser.execute_script("""
+        const within = e => Boolean(e) && e.getBoundingClientRect().top + window.scrollY < 1400;
+        const h = document.getElementById('Findings');
+        return {title: within(document.querySelector('h1')), findings: within(h) && within(h.parentElement.querySelector('li')),
+                figure: [...document.images].some(within), code: document.querySelectorAll('.jp-CodeCell .jp-InputArea').length,
+                back: [...document.querySelectorAll('a')].some(a => a.getAttribute('href').endsWith('index.html')),
+                source: /Numbers (from the run in this folder|computed when the page was rendered)/.test(document.body.innerText)};""")
+    assert top["title"] and top["findings"] and top["figure"], f"{name}: the first 1,400 px lack a heading, the findings or a figure: {top}"
+    assert top["code"] == 0, f"{name}: {top['code']} code cells shown (re-render: qasper-rag report --rerender)"
+    assert top["back"] and top["source"], f"{name}: no link back to the index, or no line saying where its numbers come from: {top}"
     stderr = browser.execute_script("return [...document.querySelectorAll('[data-mime-type=\"application/vnd.jupyter.stderr\"]')].map(e => e.innerText.slice(0, 200))")
     assert not stderr, f"{name}: warning/stderr boxes on the page: {stderr}"
     errors = browser.execute_script("return [...document.querySelectorAll('.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.error\"]')].length")
@@ -126,6 +137,19 @@ def _check_page(browser, page: Path, name: str):
     assert not remote, f"{name}: the page loads from the network: {remote}"
     severe = [l["message"] for l in browser.get_log("browser") if l["level"] == "SEVERE"]
     assert not severe, f"{name}: console errors: {severe}"
+
+
+def test_index_links_every_page(browser):
+    "reports/index.html links every rendered page under reports/ (and nothing that is missing); each linked page links back."
+    index = ROOT / "reports" / "index.html"
+    assert index.exists(), "no reports/index.html (qasper_rag.report.write_index writes it; make report does)"
+    _open(browser, index)
+    hrefs = browser.execute_script("return [...document.querySelectorAll('a')].map(a => a.getAttribute('href'))")
+    pages = {p.relative_to(ROOT / "reports").as_posix() for p in (ROOT / "reports").glob("*/*.html")}
+    assert pages <= set(hrefs), f"pages the index does not link: {sorted(pages - set(hrefs))}"
+    broken = [h for h in hrefs if not (ROOT / "reports" / h).exists()]
+    assert not broken, f"the index links files that do not exist: {broken}"
+    assert "Evaluation runs" in browser.find_element("tag name", "body").text
 
 
 def test_failure_explorer_search_filters_rows(browser):
