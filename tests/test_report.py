@@ -10,7 +10,7 @@ def test_report_renders_a_notebook_and_indexes_runs(tmp_path, capsys):
     assert main(["report", "--smoke", "--only", "failures", "--reports", str(tmp_path), "--name", "smoke", "--quiet"]) == 0
     out = tmp_path / "smoke"
     html = (out / "failures.html").read_text()
-    assert "Failure explorer" in html and "lost_at" in html
+    assert "Failure explorer" in html and "lost at" in html
     assert (out / "failures.png").stat().st_size > 1000
     missed = json.loads((out / "failures.json").read_text())
     assert missed["items"] > 0 and all(r["lost_at"] != "reached" for r in missed["missed"])
@@ -20,7 +20,8 @@ def test_report_renders_a_notebook_and_indexes_runs(tmp_path, capsys):
     # the page: findings right after the title, the figure embedded, the explorer's table, no warning box
     assert "findings" in nb["cells"][1]["metadata"]["tags"] and "".join(nb["cells"][0]["source"]).startswith("# Failure explorer")
     assert "## Findings" in "".join(nb["cells"][1]["outputs"][0]["data"]["text/markdown"])
-    assert html.index('<h2 id="Findings">') < html.index('<div class="jp-InputPrompt jp-InputArea-prompt">In')  # before any code
+    assert 'class="jp-InputPrompt' not in html and "hl-ipython3" not in html  # no code on the page: it stays in failures.ipynb
+    assert html.index('<h2 id="Findings">') < html.index('src="data:image/png')  # the findings, then the figure
     png = (out / "failures.png").read_bytes()
     assert base64.b64encode(png).decode()[:200] in html  # the saved PNG is the figure on the page
     assert re.search(r'<table[^>]* id="explorer"', html) and "question_id" in html
