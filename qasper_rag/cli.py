@@ -153,12 +153,15 @@ def print_answer(r, # an `AnswerRecord`
                  papers: dict[str, str] | None = None, # paper id -> title: each cited passage names its paper (a library's answers)
                  color: bool = False, # supporting sentences in ANSI colour (else between » and «)
                  full: bool = False, # whole passages, supporting sentences highlighted (else those sentences alone)
+                 by_paper: list[tuple[str, str]] | None = None, # (paper title, sentence) per shown sentence (`library.sentences_by_paper`)
                 ):
     "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages' supporting sentences."
     import textwrap
     w = lambda *a: print(*a, file=out)
     if r.failed: w(f"no answer: {'; '.join(r.problems)}"); return
-    w(textwrap.fill(r.answer, width))
+    if by_paper and len({t for t, _ in by_paper}) > 1:  # an answer about several papers: each sentence says which
+        for t, x in by_paper: w(textwrap.fill(f"{x} (about: {t})", width, subsequent_indent="  "))
+    else: w(textwrap.fill(r.answer, width))
     if r.notice: w(f"({r.notice})")
     if r.verification:
         w(f"\nchecked by {r.verification.get('judge')}:")
@@ -538,7 +541,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
                 question: str, # the question
                ) -> int:
     "`ask --library`: route to papers (or take `--paper`), answer from the first (the first three for an ambiguous route), name the paper of each cited passage."
-    from qasper_rag.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict
+    from qasper_rag.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict, sentences_by_paper
     if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
     lib = Library(a.library)
     if a.paper: lib.paper(a.paper)  # an unknown id stops here, before any model loads
@@ -551,7 +554,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
     cited = [i for i in dict.fromkeys(chunk_paper_id(p["chunk_id"]) for p in rec.passages) if i in titles] or [rec.paper_id]
     print("from: " + "; ".join(f"{titles[i]} ({i})" for i in cited) + f" [{how}]\n")  # the papers of the cited passages
-    print_answer(rec, papers=titles, color=use_color(a), full=a.full_passages)
+    print_answer(rec, papers=titles, color=use_color(a), full=a.full_passages, by_paper=sentences_by_paper(rec, titles))
     return 1 if rec.failed else 0
 
 # %% ../nbs/90_cli.ipynb #b4c04ad0

@@ -20,8 +20,8 @@ from .files import atomic_write, folder_lock, lock_holder, say, stale_temps
 __all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
            'paper_from_dict', 'source_kind', 'expand_sources', 'source_hash', 'read_source', 'paper_stats', 'Added',
            'Library', 'Route', 'Router', 'ambiguity_notice', 'RoutedChunks', 'routed_retrieval', 'LibraryAnswerer',
-           'library_answer_dict', 'routing_report', 'open_domain_report', 'routed_context_report', 'measure_library',
-           'wrong_paper_summary']
+           'library_answer_dict', 'one_paper_per_sentence', 'sentences_by_paper', 'routing_report',
+           'open_domain_report', 'routed_context_report', 'measure_library', 'wrong_paper_summary']
 
 # %% ../nbs/19_library.ipynb #0bfcf952
 FORMAT = 1  # the library folder's format (manifest["format"])
@@ -527,6 +527,7 @@ class LibraryAnswerer:
         else:  # no title line: each passage's section names its paper
             res = routed_retrieval(self.answerer.retriever, papers, question)
             rec = self.answerer.answer(dataclasses.replace(papers[0], title=""), question, retrieval=res)[0]
+            rec = one_paper_per_sentence(rec, res.chunked.evidence_strings)  # each sentence about one paper, which it names
         if route is not None and route.ambiguous:
             titles = {i: self.library.manifest["papers"][i]["title"] for i in route.candidates()}
             note = ambiguity_notice(route, titles, answered=len(papers))
@@ -545,8 +546,47 @@ def library_answer_dict(rec, # the `AnswerRecord`
     for p in d["passages"]:  # a chunk id is `<paper id>:<chunk>`; a multi-paper answer cites several papers
         pid = pid if (pid := chunk_paper_id(p["chunk_id"])) in papers else rec.paper_id
         p["paper"] = {"id": pid, "title": papers.get(pid, {}).get("title")}
+    for s in d["sentences"]:  # the paper each shown sentence is about (`one_paper_per_sentence`)
+        if s.get("paper"): s["paper_title"] = papers.get(s["paper"], {}).get("title")
     d["route"] = route.to_dict() if route else {"given": rec.paper_id}
     return d
+
+# %% ../nbs/19_library.ipynb #498d2cab
+_DOC = re.compile(r"\s*\[Doc (\d+)\]")
+
+def one_paper_per_sentence(rec, # an `AnswerRecord` whose passages may come from several papers
+                           evidence=None, # chunk ids -> their QASPER evidence strings (`RoutedChunks.evidence_strings`); None: keep the record's
+                          ):
+    "`rec` with every shown sentence naming its paper (`paper`) and citing passages of that paper alone: the first-cited paper's."
+    paper_of = {c["doc"]: chunk_paper_id(c["chunk_id"]) for c in rec.context}
+    rows, cut = [], 0
+    for s in rec.sentences:
+        cites = list(s.get("citations") or [])
+        if not cites or s.get("status") == "removed": rows.append(s); continue
+        first = paper_of.get(cites[0])
+        keep, gone = [d for d in cites if paper_of.get(d) == first], [d for d in cites if paper_of.get(d) != first]
+        s = {**s, "paper": first}
+        if gone:
+            cut += 1
+            text = _DOC.sub(lambda m: "" if int(m[1]) in gone else m[0], s["text"]).strip()
+            note = "citations of another paper dropped: " + ", ".join(f"Doc {d}" for d in gone)
+            s |= {"text": text, "citations": keep, "repaired": f"{s['repaired']}; {note}" if s.get("repaired") else note}
+            if "support" in s: s["support"] = [x for x in s["support"] if x["doc"] in keep]
+        rows.append(s)
+    if not cut: return dataclasses.replace(rec, sentences=rows)
+    cited = {d for s in rows if s.get("status") != "removed" for d in s.get("citations") or []}
+    passages = [p for p in rec.passages if p["doc"] in cited]
+    said = f"{cut} sentence{'s' if cut > 1 else ''} cited passages of two papers: only the first-cited paper's are kept."
+    return dataclasses.replace(rec, sentences=rows, passages=passages,
+                               answer=" ".join(s["text"] for s in rows if s.get("status") != "removed" and s.get("text")),
+                               predicted_evidence=evidence([p["chunk_id"] for p in passages]) if evidence else rec.predicted_evidence,
+                               notice=f"{rec.notice} {said}".strip())
+
+def sentences_by_paper(rec, # an `AnswerRecord` (after `one_paper_per_sentence`)
+                       titles: dict[str, str], # paper id -> title
+                      ) -> list[tuple[str, str]]:
+    "(paper title, sentence) for each shown sentence, in answer order: what `ask --library` prints when an answer draws on several papers."
+    return [(titles.get(s.get("paper"), s.get("paper") or ""), s["text"]) for s in rec.sentences if s.get("status") != "removed" and s.get("text")]
 
 # %% ../nbs/19_library.ipynb #22edcdc4
 def routing_report(router: Router, # the library's router
