@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 from .answer import AnswerRecord
 from .data import Paper, Question, QasperCorpus
 from .judges import JudgedSentence, agreement, gold_support, judge_name, read_labels, check_labels, read_label_items
-from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, fmt_mean, gold_from_corpus, score_questions,
+from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, by_question_type, fmt_mean, gold_from_corpus, score_questions,
                                 aggregate_scores, write_predictions)
 from .recall import QuestionRecall, aggregate, question_recall
 from .files import append_line, atomic_write, say
@@ -427,8 +427,11 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalL
         "n_questions": total, "finished": len(by_id),
         "coverage": {"answered": answered, "total": total, "failed": len(by_id) - answered, "not_run": total - len(by_id),
                      "unanswerable_predicted": sum(p["predicted_answer"] == "Unanswerable" for p in preds.values())},
-        "answer_f1": {"value": agg["Answer F1"], "ci95": ci(f1(off[False], "answer_f1")), "by_type": agg["Answer F1 by type"],
-                      "n_by_type": agg["n by type"], "missing": agg["Missing predictions"]},
+        "answer_f1": {"value": agg["Answer F1"], "ci95": ci(f1(off[False], "answer_f1")),
+                      # by the question's own type (one definition on every page); the official grouping by best reference beside it
+                      "by_type": by_question_type(off[False], gold),
+                      "by_best_reference_type": {t: {"value": v, "n": agg["n by type"][t]} for t, v in agg["Answer F1 by type"].items()},
+                      "missing": agg["Missing predictions"]},
         "evidence_f1": {"value": agg["Evidence F1"], "ci95": ci(f1(off[False], "evidence_f1"))},
         "evidence_f1_text_only": {"value": agg_t["Evidence F1"], "ci95": ci(f1(off[True], "evidence_f1"))},
         "evidence_recall": {**er["evidence_recall"], "n": er["n"], "ci95": ci([r.recall for r in recs]),

@@ -21,7 +21,7 @@ __all__ = ['ANSWER_TYPES', 'normalize_answer', 'token_f1', 'evidence_f1', 'Refer
            'score', 'PredictionsError', 'read_predictions', 'write_predictions', 'Judge', 'judge_entails',
            'content_tokens', 'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim',
            'asserted_text', 'CitationReport', 'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci',
-           'fmt_mean', 'fmt_scores']
+           'fmt_mean', 'fmt_scores', 'gold_type', 'by_question_type']
 
 # %% ../nbs/15_metrics.ipynb #b1136efd
 ANSWER_TYPES = ("extractive", "abstractive", "boolean", "none")
@@ -392,3 +392,21 @@ def fmt_scores(scores: Sequence[QuestionScore], # per-question scores (`score_qu
     "The official QASPER means (missing predictions scored 0) printed with their coverage."
     f = lambda attr: fmt_mean([None if s.missing else getattr(s, attr) for s in scores], ci=ci, missing=0.0)
     return {"Answer F1": f("answer_f1"), "Evidence F1": f("evidence_f1")}
+
+# %% ../nbs/15_metrics.ipynb #590fccaf
+def gold_type(refs: Sequence[Reference | Mapping]) -> str:
+    "The question's type: the most common type among its references (the first on a tie)."
+    types = [_as_reference(r).type for r in refs]
+    counts = Counter(types)
+    return max(counts, key=lambda t: (counts[t], -types.index(t)))
+
+def by_question_type(scores: Sequence[QuestionScore], # per-question scores (`score_questions`)
+                     gold: Mapping[str, Sequence[Reference]], # the same questions' references
+                    ) -> dict[str, dict]:
+    "Answer-F1 per question type (`gold_type`): mean, 95% bootstrap interval and n, for the types present."
+    types = {q: gold_type(refs) for q, refs in gold.items()}
+    out = {}
+    for t in ANSWER_TYPES:
+        xs = [s.answer_f1 for s in scores if types.get(s.question_id) == t]
+        if xs: out[t] = {"value": sum(xs) / len(xs), "ci95": [round(x, 4) for x in bootstrap_ci(xs)], "n": len(xs)}
+    return out

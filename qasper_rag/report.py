@@ -33,8 +33,8 @@ def full_parameters(out: str | Path, # the report folder: the run folder and eve
     out = str(Path(out).resolve()); d = str(data or "")
     lim = -1 if limit is None else limit  # papermill parameters are literals: -1 = all questions
     return {"eval_run": dict(data=d, run_dir=out, config=config, generator=generator, judge=judge, limit=lim, threads=threads),
-            "ablations": dict(data=d, out_dir=out, limit=lim, hyde_generator=generator, threads=threads, variants=""),
-            "table_vs_text": dict(data=d, out_dir=out, ablations_json=str(Path(out)/"ablations.json")),
+            "ablations": dict(data=d, out_dir=out, run_dir=out, limit=lim, hyde_generator=generator, threads=threads, variants=""),
+            "table_vs_text": dict(data=d, out_dir=out, run_dir=out, ablations_json=str(Path(out)/"ablations.json")),
             "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads, swap_judges="lexical,grounded"),
             "failures": dict(data=d, out_dir=out, run_dir=out, config=config, limit=lim, budget=-1)}
 
@@ -42,8 +42,8 @@ def full_parameters(out: str | Path, # the report folder: the run folder and eve
 def smoke_parameters(out: str | Path) -> dict[str, dict]:
     "Each notebook's small default run, writing into `out` (a few minutes in all)."
     out = str(Path(out).resolve())
-    return {"eval_run": dict(run_dir=out), "ablations": dict(out_dir=out),
-            "table_vs_text": dict(out_dir=out, ablations_json=str(Path(out)/"ablations.json")),
+    return {"eval_run": dict(run_dir=out), "ablations": dict(out_dir=out, run_dir=out),
+            "table_vs_text": dict(out_dir=out, run_dir=out, ablations_json=str(Path(out)/"ablations.json")),
             "measurement_bugs": dict(run_dir=out), "failures": dict(out_dir=out, run_dir=out)}
 
 # %% ../nbs/20_report.ipynb #1b48f7b0

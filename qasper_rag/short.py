@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 from .judges import _UNIT_SKIP, _isnum, _unit_tokens, claim_terms
-from .metrics import Prediction, Reference, bootstrap_ci, normalize_answer, score_questions
+from .metrics import Prediction, Reference, bootstrap_ci, gold_type, normalize_answer, score_questions
 from .prompts import _CHOICE, SHORT_TYPED, short_answer_messages, usable_short_answer, yes_no_question
 from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
 from .answering import _NUMBER_WORDS, QUANTITY_QUESTION, QUANTITY as _QUANTITY, joined as _joined
@@ -19,7 +19,7 @@ from .answering import _NUMBER_WORDS, QUANTITY_QUESTION, QUANTITY as _QUANTITY, 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
            'retyped_short_answer', 'formed_short_answer', 'method_clause', 'without_citations', 'rebind_number',
-           'passage_span', 'gold_type', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
+           'passage_span', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
            'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
@@ -206,11 +206,6 @@ def passage_span(question: str, # the question (a *how many* question's answer i
     return short, None, None
 
 # %% ../nbs/14b_short.ipynb #44fbddaa
-def gold_type(refs: Sequence[Reference]) -> str:
-    "The question's type: the most common type among its references (the first on a tie)."
-    counts = Counter(r.type for r in refs)
-    return max(counts, key=lambda t: (counts[t], -[r.type for r in refs].index(t)))
-
 def f1_by_type(gold: Mapping[str, Sequence[Reference]], # question id -> references (`gold_from_corpus`)
                variants: Mapping[str, Mapping[str, str]], # variant name -> question id -> short answer (a missing one scores 0)
                groups: Mapping[str, str] | None = None, # question id -> group (e.g. its data file); None: one group "all"

@@ -194,6 +194,30 @@ def test_failure_explorer_opens_a_question_in_detail(browser):
     assert "Short answer" in detail["text"] and "Answer as delivered" in detail["text"]
 
 
+def test_failure_explorer_sorts_on_a_header_click(browser):
+    "A click on a column header's text (not only its 12 px icon) sorts the explorer by that column; a second click reverses it."
+    from selenium.webdriver.support.ui import WebDriverWait
+    _open(browser, PAGES / "failures.html")
+    WebDriverWait(browser, WAIT_S).until(lambda d: d.execute_script(
+        "const t = document.getElementById('explorer'); return t && t.closest('.dt-container') !== null"))
+    col = browser.execute_script("""const hs = [...document.getElementById('explorer').closest('.dt-container').querySelectorAll('thead tr:first-child th')];
+        return hs.findIndex(h => h.innerText.trim() === 'question_id');""")
+    assert col >= 0, "the explorer has no question_id column"
+    ids = lambda d: d.execute_script("return [...document.querySelectorAll('#explorer tbody tr')].map(r => r.cells[arguments[0]].innerText.trim())", col)
+    before = ids(browser)
+    assert len(set(before)) > 1, f"the explorer's first page holds {len(set(before))} distinct question id(s): nothing to sort"
+    # the header's title text, where a reader clicks
+    title = browser.execute_script("""const h = document.getElementById('explorer').closest('.dt-container').querySelectorAll('thead tr:first-child th')[arguments[0]];
+        return h.querySelector('.dt-column-title') || h;""", col)
+    title.click()
+    WebDriverWait(browser, WAIT_S).until(lambda d: ids(d) == sorted(ids(d)))  # if it was sorted already, the second click tells
+    first = ids(browser)
+    assert first == sorted(first), f"a click on the header did not sort the column ascending: {first[:5]}"
+    title.click()
+    WebDriverWait(browser, WAIT_S).until(lambda d: ids(d) == sorted(ids(d), reverse=True))
+    assert ids(browser)[0] >= first[-1]
+
+
 @pytest.fixture(scope="module")
 def answer_page(tmp_path_factory):
     """An answer page (`show.answer_html`) about a PDF the test typesets itself, its record built by the answer path's

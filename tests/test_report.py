@@ -33,3 +33,34 @@ def test_report_renders_a_notebook_and_indexes_runs(tmp_path, capsys):
 def test_report_rejects_unknown_notebooks(tmp_path, capsys):
     assert main(["report", "--smoke", "--only", "nonsense", "--reports", str(tmp_path), "--quiet"]) == 2
     assert "unknown report notebook" in capsys.readouterr().err
+
+
+def test_two_pages_of_one_run_agree(tmp_path):
+    """One small run, three pages (eval_run, ablations, table_vs_text): each number they share is the same number.
+    The table-vs-text lead is the run's own contexts and equals metrics.json; the ablations' default re-sends the run's
+    passages (the page stops otherwise); Answer-F1 by type is one definition on metrics.json and the short-answer table."""
+    assert main(["report", "--smoke", "--only", "eval_run,ablations,table_vs_text", "--reports", str(tmp_path), "--name", "one", "--quiet"]) == 0
+    out = tmp_path / "one"
+    m = json.loads((out / "metrics.json").read_text())
+    tv = json.loads((out / "table_vs_text.json").read_text())
+    er = m["evidence_recall"]
+    text, table = tv["lead_rows"]
+    assert (text["evidence"], table["evidence"]) == ("text", "table/figure")
+    assert text["questions"] == er["n"]["text"] and abs(text["recall"] - er["text"]) < 1e-4
+    assert table["questions"] == er["n"]["float"] and (table["recall"] is None) == (er["float"] is None)
+    assert tv["lead"]["commit"] == json.loads((out / "run.json").read_text())["code"]["commit"]
+    # the ablations' default variant is the run's retrieval, its budget counted with the run generator's tokenizer
+    ab = json.loads((out / "ablations.json").read_text())
+    default = ab["results"]["offline (project default)"]
+    assert default["settings"]["budget_counted_with"].startswith("gguf:") and default["settings"]["name"] == m["run"]["config"]
+    sent = {json.loads(l)["question_id"]: json.loads(l)["evidence_recall"] for l in (out / "records.jsonl").read_text().splitlines() if l.strip()}
+    for x in default["records"]:
+        if sent.get(x["question_id"]): assert (x["text"], x["float"]) == (sent[x["question_id"]]["text"], sent[x["question_id"]]["float"])
+    # Answer-F1 by type: the question's own type on metrics.json and on the short-answer table alike
+    short = json.loads((out / "short_answers.json").read_text())["rows"]
+    groups = {r["group"] for r in short}
+    rows = {r["type"]: r for r in short if r["group"] == ("all" if len(groups) > 1 else next(iter(groups)))}
+    for t, v in m["answer_f1"]["by_type"].items():
+        assert rows[t]["n"] == v["n"] and abs(rows[t]["run"] - v["value"]) < 1e-3
+    html = (out / "table_vs_text.html").read_text()
+    assert f"{text['recall']:.3f}" in html
