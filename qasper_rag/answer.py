@@ -6,14 +6,14 @@ Docs: https://qasper-rag.github.io/qasper_rag/answer.html.md"""
 
 # %% ../nbs/14_answer.ipynb #2db605d9
 from __future__ import annotations
-import dataclasses, inspect, queue, re, statistics, threading, time
+import contextvars, dataclasses, inspect, queue, re, statistics, threading, time
 from dataclasses import dataclass, field, asdict
 from typing import Callable, Iterator, Sequence
 from fastcore.basics import patch
 from .data import Paper
 from .chunking import ABSTRACT
 from .judges import grounding
-from .generate import Generation
+from .generate import Generation, call_purpose, calls_recorded
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
 from .retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
@@ -51,6 +51,7 @@ class AnswerRecord:
     notice: str = ""  # told to the reader, e.g. "1 sentence removed: not supported by the passages"
     verification: dict = field(default_factory=dict)  # judge, counts by status, calls, seconds, the short answer before agreement
     short_answer_type: str = ""  # its form (`short.short_answer_type`): yes/no, extractive, free form, unanswerable, missing
+    calls: list[dict] = field(default_factory=list)  # every model call: purpose, kind, prompt and completion tokens, seconds, prefix tokens reused from the KV cache
 
     def to_dict(self) -> dict: return asdict(self)
 
@@ -75,11 +76,11 @@ def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict) ->
     """The reply's short answer if usable, else one from a follow-up call sharing the passages' KV cache, either way asked again in the
     question's form when it has the wrong one (`short.formed_short_answer`); else the answer's first sentence. `short_msgs(problem)` builds the follow-up's messages."""
     def ask(problem: str) -> str:
-        g = gen.generate(short_msgs(problem), max_tokens=48, temperature=0.0)  # a list of names may be longer than a phrase
+        with call_purpose("short answer"): g = gen.generate(short_msgs(problem), max_tokens=48, temperature=0.0)  # a list of names may be longer than a phrase
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         return g.text
     if usable_short_answer(question, parsed.short_answer): return formed_short_answer(question, parsed.short_answer, ask)
-    g = gen.generate(short_msgs(None), max_tokens=24)
+    with call_purpose("short answer"): g = gen.generate(short_msgs(None), max_tokens=24)
     usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
     short = first_line(g.text)
     if usable_short_answer(question, short):
@@ -122,8 +123,9 @@ def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int,
     attempts, usage, notes = 0, {"prompt_tokens": 0, "completion_tokens": 0}, []
     while True:
         attempts += 1
-        g = _reply(gen, messages, on_text and (lambda t, n=attempts: on_text(t, n)), max_tokens=max_tokens, temperature=0.0,
-                   **({"grammar": grammar} if grammar else {}))
+        with call_purpose("answer" if attempts == 1 else "answer retry"):
+            g = _reply(gen, messages, on_text and (lambda t, n=attempts: on_text(t, n)), max_tokens=max_tokens, temperature=0.0,
+                       **({"grammar": grammar} if grammar else {}))
         usage["prompt_tokens"] += g.prompt_tokens; usage["completion_tokens"] += g.completion_tokens
         parsed = parse_output(g.text)
         sents = check_citations(parsed.answer, n_docs)
@@ -228,7 +230,8 @@ def _in_thread(work: Callable[[Callable[[str, int], None]], Attempt], # work(on_
         try: out["result"] = work(on_text)
         except BaseException as e: out["error"] = e
         finally: pieces.put(end)
-    threading.Thread(target=run, name="answer-generation", daemon=True).start()
+    ctx = contextvars.copy_context()  # the thread's model calls land in the question's record (`generate.calls_recorded`)
+    threading.Thread(target=ctx.run, args=(run,), name="answer-generation", daemon=True).start()
     try:
         while (ev := pieces.get()) is not end: yield ev
     finally: left.set()
@@ -246,8 +249,15 @@ def _events(self: Answerer, paper: Paper, question: str, question_id: str | None
             text: bool, # stream the reply (`Text`), the model in a thread; False: called here, no `Text`
            ) -> Iterator[Event]:
     "The steps of `Answerer.answer` for a question already checked, each announced as it is done."
+    with calls_recorded() as calls: yield from self._steps(paper, question, question_id, retrieval, text, calls)
+
+@patch
+def _steps(self: Answerer, paper: Paper, question: str, question_id: str | None, retrieval: Retrieval | None, text: bool,
+           calls: list[dict], # the model calls recorded so far for this question (`generate.calls_recorded`), kept in the record
+          ) -> Iterator[Event]:
+    "`_events` inside the recording of the question's model calls."
     t0 = time.perf_counter()
-    res = retrieval if retrieval is not None else self.retriever.retrieve(paper, question)
+    with call_purpose("retrieval"): res = retrieval if retrieval is not None else self.retriever.retrieve(paper, question)
     t_ret = time.perf_counter() - t0
     if retrieval is not None: t_ret = sum(res.timings.values()); t0 -= t_ret  # retrieved before: its stages' time, in the total too
     passages = res.passages
@@ -269,6 +279,9 @@ def _events(self: Answerer, paper: Paper, question: str, question_id: str | None
     except Exception as e:
         rec = AnswerRecord(answer="", sentences=[], short_answer="", short_answer_type="missing", passages=[], predicted_evidence=[], failed=True,
                            problems=[f"generator error: {type(e).__name__}: {e}"], timings={"retrieval": t_ret, "total": time.perf_counter() - t0}, **base)
+    rec.calls[:] = calls
+    rec.timings["model_calls"] = sum(c["seconds"] for c in calls)
+    rec.timings["outside_calls"] = rec.timings["total"] - rec.timings["model_calls"]  # retrieval's encoders, parsing, grounding
     yield from _checked(rec)
     yield Done(rec, res)
 
@@ -385,8 +398,9 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
         probs.append(f"short answer {parsed.short_answer!r} -> {short!r}: the number of what the question counts")
     short = _as_written(base["question"], short, sents, sent, probs)
     t_gen = time.perf_counter() - t0 - t_ret
-    answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
-        "", [], [], short, "", {})
+    with call_purpose("verify"):
+        answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
+            "", [], [], short, "", {})
     cited = list(dict.fromkeys(i for s in shown for i in s.citations))
     cited_chunks = [passages[i - 1] for i in cited]
     rows = with_support(res.chunked, base["question"], rows, passages)

@@ -6,7 +6,8 @@ Docs: https://qasper-rag.github.io/qasper_rag/generate.html.md"""
 
 # %% ../nbs/12_generate.ipynb #9f1cd356
 from __future__ import annotations
-import json, math, os, re, socket, subprocess, sys, tempfile, threading, time
+import contextvars, json, math, os, re, socket, subprocess, sys, tempfile, threading, time
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,12 +25,12 @@ from .models import qwen05_gguf_path, qwen_gguf_path, smollm2_gguf_path
 
 # %% auto #0
 __all__ = ['Messages', 'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
-           'Generation', 'GeneratorError', 'GeneratorUnavailable', 'Generator', 'yes_no_probability',
-           'ProbabilityCache', 'llama_cmake_args', 'default_threads', 'GGUFTokenizer', 'LlamaCppGenerator',
-           'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer', 'free_port', 'LlamaServer', 'load_generator',
-           'ModelPartsError', 'PartedFile', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE',
-           'SMOLLM2_SIZE', 'concat_parts', 'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path',
-           'qwen05_gguf_path', 'smollm2_gguf_path']
+           'Generation', 'GeneratorError', 'GeneratorUnavailable', 'calls_recorded', 'call_purpose', 'log_call',
+           'Generator', 'yes_no_probability', 'ProbabilityCache', 'llama_cmake_args', 'default_threads',
+           'GGUFTokenizer', 'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer',
+           'free_port', 'LlamaServer', 'load_generator', 'ModelPartsError', 'PartedFile', 'QWEN_1_5B', 'QWEN_0_5B',
+           'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'concat_parts', 'installed_parts',
+           'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path']
 
 # %% ../nbs/12_generate.ipynb #fd9282dc
 Messages = list[dict]  # OpenAI chat messages: [{"role": "system" | "user" | "assistant", "content": str}, ...]
@@ -54,6 +55,38 @@ class GeneratorError(RuntimeError):
 
 class GeneratorUnavailable(GeneratorError):
     "The backend cannot be used at all: a package, a model file or a server is missing."
+
+_CALLS: contextvars.ContextVar[list | None] = contextvars.ContextVar("qasper_rag_calls", default=None)
+_PURPOSE: contextvars.ContextVar[str] = contextvars.ContextVar("qasper_rag_purpose", default="")
+
+@contextmanager
+def calls_recorded() -> Iterator[list[dict]]:
+    """Collect every model call made inside the block: in this thread, and in threads run in a copy of its context
+    (`contextvars.copy_context().run`). Each call is a dict of `log_call`."""
+    prev, calls = _CALLS.get(), []
+    _CALLS.set(calls)
+    try: yield calls
+    finally: _CALLS.set(prev)  # set back rather than reset by token: a generator may close this block in another context
+
+@contextmanager
+def call_purpose(name: str, # what the calls are for: `answer`, `short answer`, `verify`, `retrieval`, ...
+                ):
+    "Name what the model calls made inside the block are for."
+    prev = _PURPOSE.get()
+    _PURPOSE.set(name)
+    try: yield
+    finally: _PURPOSE.set(prev)
+
+def log_call(kind: str, # `chat` (a completion) or `yes/no` (one next-token distribution)
+             prompt_tokens: int, # tokens of the prompt, chat template included
+             completion_tokens: int, # tokens generated
+             seconds: float, # wall-clock time of the call
+             reused_tokens: int | None = None, # prompt tokens whose KV cache was reused from the previous call (None: not known)
+            ):
+    "Add one model call to the calls being recorded by `calls_recorded` (nothing when none are)."
+    if (calls := _CALLS.get()) is not None:
+        calls.append({"purpose": _PURPOSE.get() or "other", "kind": kind, "prompt_tokens": int(prompt_tokens),
+                      "completion_tokens": int(completion_tokens), "seconds": round(seconds, 4), "reused_tokens": reused_tokens})
 
 # %% ../nbs/12_generate.ipynb #dbb5e30c
 class Generator:
@@ -243,6 +276,8 @@ class LlamaCppGenerator(Generator):
                  name: str | None = None,
                  hint: str = "", # how to get the file, for the error when it is missing
                  verbose: bool = False, # llama.cpp's own logging
+                 prompt_lookup: int = 0, # tokens drafted from the prompt per step (prompt-lookup decoding; 0: off). llama-cpp-python then
+                 # keeps logits for every prompt token, which slows prefill: measured in benchmarks/decoding.py, off by default
                 ):
         llama_cpp = _llama_cpp()
         p = Path(model_path).expanduser()
@@ -251,8 +286,12 @@ class LlamaCppGenerator(Generator):
                                        "load_generator('qwen-1.5b', install=True) fetches the default model."))
         threads = n_threads or default_threads()
         t0 = time.perf_counter()
+        draft = None
+        if prompt_lookup:
+            from llama_cpp.llama_speculative import LlamaPromptLookupDecoding
+            draft = LlamaPromptLookupDecoding(num_pred_tokens=prompt_lookup)
         try: self.llm = llama_cpp.Llama(model_path=str(p), n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
-                                        n_batch=n_batch, seed=seed, verbose=verbose)
+                                        n_batch=n_batch, seed=seed, verbose=verbose, draft_model=draft)
         except ValueError as e: raise GeneratorUnavailable(f"llama.cpp cannot load {p} ({e})") from None
         self.load_seconds = time.perf_counter() - t0
         self.model_path, self.n_ctx, self.seed, self.repeat_penalty = p, n_ctx, seed, repeat_penalty
@@ -333,13 +372,16 @@ def generate(self: LlamaCppGenerator, messages: Messages, # the chat so far; the
     "One chat completion with the model's chat template (greedy when `temperature` is 0), optionally constrained by a GBNF grammar."
     kw = dict(messages=list(messages), max_tokens=max_tokens, temperature=temperature, stop=list(stop or []), seed=self.seed,
               repeat_penalty=self.repeat_penalty, grammar=self.grammar(grammar) if grammar else None)
+    ids = self.prompt_ids(messages) if self._formatter is not None else None  # to count the prefix the KV cache holds
     with self._lock:  # no reset: llama.cpp reuses the KV cache of the longest prefix shared with the last call
         _llama_cpp().llama_perf_context_reset(self.llm.ctx)
+        reused = None if ids is None else _shared_prefix(self.llm.input_ids[:self.llm.n_tokens], ids)
         t0 = time.perf_counter()
         try: r = self.llm.create_chat_completion(**kw) if on_text is None else self._streamed(on_text, **kw)
         except ValueError as e: raise GeneratorError(f"{self.name}: {e}") from None  # e.g. the prompt exceeds n_ctx
         dt = time.perf_counter() - t0
     ch, u = r["choices"][0], r["usage"]
+    log_call("chat", u["prompt_tokens"], u["completion_tokens"], dt, reused)
     return Generation(ch["message"]["content"] or "", u["prompt_tokens"], u["completion_tokens"], dt, self.name, ch["finish_reason"] or "stop")
 
 def _shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
@@ -356,6 +398,7 @@ def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages, # a chat
     "P(first answer token is Yes | Yes or No), from the full next-token distribution."
     llama_cpp, ids = _llama_cpp(), self.prompt_ids(prompt_messages)
     if len(ids) >= self.n_ctx: raise GeneratorError(f"{self.name}: the prompt has {len(ids)} tokens, the context {self.n_ctx}")
+    t0 = time.perf_counter()
     with self._lock:
         llama_cpp.llama_perf_context_reset(self.llm.ctx)
         keep = min(_shared_prefix(self.llm.input_ids[:self.llm.n_tokens], ids), len(ids) - 1)  # evaluate at least one token
@@ -365,6 +408,7 @@ def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages, # a chat
         # prompt (scored in one batch with the prompt, they came out 0.247 on a fresh cache and 0.227 on a cached one)
         self.llm.eval(ids[-1:])
         logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(self.llm.ctx, -1), shape=(self.llm.n_vocab(),)).astype(np.float64)
+    log_call("yes/no", len(ids), 0, time.perf_counter() - t0, keep)
     lse = lambda ix: float(np.logaddexp.reduce(logits[ix]))
     return 1.0 / (1.0 + math.exp(lse(self._no) - lse(self._yes)))
 
@@ -548,6 +592,8 @@ def generate(self: OpenAIGenerator, messages: Messages, # the chat so far; the m
     try: ch = r["choices"][0]
     except (KeyError, IndexError, TypeError): raise GeneratorError(f"{self.base_url}/chat/completions answered without choices: {str(r)[:300]}") from None
     u = r.get("usage") or {}
+    cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens")  # servers with prefix caching may say (vLLM, OpenAI)
+    log_call("chat", int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0), dt, None if cached is None else int(cached))
     return Generation((ch.get("message") or {}).get("content") or "", int(u.get("prompt_tokens") or 0),
                       int(u.get("completion_tokens") or 0), dt, r.get("model") or self.model, ch.get("finish_reason") or "stop")
 
@@ -571,7 +617,9 @@ def generate_many(self: OpenAIGenerator, many: Sequence[Messages], # the chats; 
 def yes_probability(self: OpenAIGenerator, prompt_messages: Messages, # a chat asking a Yes/No question; the first token of the reply is scored
                    ) -> float:
     "P(first answer token is Yes | Yes or No), from the server's top log-probabilities."
-    r, _ = self._chat(prompt_messages, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
+    r, dt = self._chat(prompt_messages, max_tokens=1, temperature=0.0, logprobs=True, top_logprobs=self.top_logprobs)
+    u = r.get("usage") or {}
+    log_call("yes/no", int(u.get("prompt_tokens") or 0), int(u.get("completion_tokens") or 0), dt)
     content = (((r.get("choices") or [{}])[0].get("logprobs")) or {}).get("content")
     if not content:
         raise NotImplementedError(f"{self.base_url} returned no log-probabilities, so it cannot judge Yes/No "

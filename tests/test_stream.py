@@ -27,7 +27,8 @@ def answerer(tmp_path, gen=None) -> Answerer:
 
 def untimed(rec) -> dict:
     "A record without its wall times (nothing else may differ between two runs of the same question)."
-    return {**rec.to_dict(), "timings": None, "verification": {k: v for k, v in rec.verification.items() if k != "seconds"}}
+    return {**rec.to_dict(), "timings": None, "verification": {k: v for k, v in rec.verification.items() if k != "seconds"},
+            "calls": [{k: v for k, v in c.items() if k != "seconds"} for c in rec.calls]}
 
 
 def test_stream_events_in_order_and_the_record_answer_returns(paper, tmp_path):
