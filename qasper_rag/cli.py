@@ -238,12 +238,15 @@ def _model_args(p: argparse.ArgumentParser):
 def answer_settings(a: argparse.Namespace, # the parsed options: config, generator, threads, verify, install (None: not given)
                     base: AnswerSettings = AnswerSettings(), # the settings the given options override
                    ) -> AnswerSettings:
-    "The answer settings the options give: `base` with every option that was given, resolved against the environment."
+    "The answer settings the options give: `base` (the `fast` preset's with `--fast`) with every option that was given, resolved against the environment."
+    if getattr(a, "fast", False): base = RUN_PRESETS["fast"].answer
     given = {k: v for k, v in (("retrieval", a.config), ("generator", a.generator), ("threads", a.threads), ("verify", a.verify)) if v is not None}
     return dataclasses.replace(base, **given, **({"install": True} if a.install else {})).resolved()
 
 def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p); _paper_args(p)
+    p.add_argument("--fast", action="store_true", help="the fast preset: 500 tokens of short passages instead of 2,000 tokens, an answer "
+                   "in about a third of the time at lower quality (README, reports/bench/fast_preset.json); other options still apply")
     p.add_argument("--library", help="a library folder (qasper-rag add): the question is routed to its papers (with --paper ID: that paper of the library)")
     p.add_argument("--papers", type=positive_int, help="with --library: how many of the closest papers an ambiguous route answers from (default 3; 1: the first alone)")
     _show_args(p)

@@ -89,6 +89,11 @@ PRESETS: dict[str, RetrievalConfig] = {
     # `offline` with the top 8 candidates rescored by the cross-encoder `qasper-rag adapt` trained, fused by RRF (depth and fusion
     # chosen on the train papers: 16 candidates take over a second a question on two cores, and its order alone ranks worse)
     "offline-cross": RetrievalConfig("offline-cross", dense_long_text="mean", rerank=None, ranking="rrf", cross_rerank="adapted", cross_depth=8),
+    # the `fast` run preset's retrieval (issue 41): `offline-2k` with 150-token passages packed to 500 tokens, so a prompt
+    # a third the default's length still carries pieces of several paragraphs (chosen on the train papers and the dev file:
+    # benchmarks/context_size.py, reports/bench/context_size.json)
+    "offline-fast": RetrievalConfig("offline-fast", chunker=ChunkerConfig(max_tokens=150), dense_long_text="mean", rerank=None,
+                                    ranking="rrf", budget=500),
 }
 
 def get_config(name: str | Path) -> RetrievalConfig:

@@ -142,6 +142,39 @@ if bench.is_file():
                      f"question when the paper is new (its vectors computed) and {w[1]} s when it is not; the first word of the answer "
                      f"appears after {c[3]} s and {w[3]} s (the prompt is read first), the whole checked answer after {c[5]} and {w[5]} s.\n")
     sections["speed"] = text
+# fewer prompt tokens: the recall curve by passage size, decoding settings, and the `fast` preset (issue 41)
+cs, dec, fp = Path("reports/bench/context_size.json"), Path("reports/bench/decoding.json"), Path("reports/bench/fast_preset.json")
+fast = json.loads(fp.read_text()) if fp.is_file() else None
+FAST = next((c for c in fast["candidates"] if c["is_preset"]), None) if fast else None
+if cs.is_file() or dec.is_file() or FAST:
+    text = ""
+    if cs.is_file():
+        R = {(r["chunk_tokens"], r["budget"], r["split"]): r for r in json.loads(cs.read_text())["results"]}
+        pt = lambda r: f"{r['lenient']:.3f} lenient / {r['strict']:.3f} strict at {r['prompt_tokens']:.0f} tokens"
+        text += ("Evidence recall against the passage tokens a prompt carries (`benchmarks/context_size.py`, `reports/bench/context_size.json`; "
+                 "strict: a gold paragraph counts when all of it is sent, lenient: when any part is): "
+                 + "; ".join(f"on the {name} (n={R[(500, 2000, sp)]['n']}) the default's 500-token passages at 2,000 tokens {pt(R[(500, 2000, sp)])}, "
+                             f"at 1,000 tokens {pt(R[(500, 1000, sp)])}; 150-token passages at 1,000 tokens {pt(R[(150, 1000, sp)])}, at 500 {pt(R[(150, 500, sp)])}"
+                             for sp, name in (("train", "train papers"), ("dev", "dev file")) if (500, 2000, sp) in R and (150, 500, sp) in R)
+                 + ". Small passages keep pieces of more paragraphs in the same tokens, though fewer whole ones.\n")
+    if dec.is_file():
+        V = json.loads(dec.read_text()); vs = V["variants"]; d0 = vs[next(iter(vs))]
+        text += (f"Decoding settings on whole answers (`benchmarks/decoding.py`, {V['questions']} train questions, {V['threads']} threads, verification off): "
+                 + "; ".join(f"{k} answer call {v['answer_call_seconds_median']:.1f} s (median; same reply as the default for {v['same_reply_as_default']} of {v['n']})"
+                             for k, v in vs.items()) + ".\n")
+    if FAST:
+        c = FAST; ci = c["answer_f1_difference_ci95"]
+        text += (f"The `fast` preset (`ask --fast`, `eval --settings fast`: {fast['preset_settings']['generator']} from {c['budget']:,} tokens of {c['chunk_tokens']}-token passages), "
+                 f"on the train papers against the default's run (`benchmarks/fast_preset.py`, `reports/bench/fast_preset.json`, run `{c['run']}`; n={c['n']}): "
+                 f"{c['seconds_median_after']} s per answer (median, p90 {c['seconds_p90']}) against {c['seconds_median_before']} s at median prompt tokens "
+                 f"{c['prompt_tokens_median_after']} against {c['prompt_tokens_median_before']}; Answer-F1 {c['answer_f1_after']:.3f} against {c['answer_f1_before']:.3f} "
+                 f"(paired difference {ci[0]:+.3f} to {ci[1]:+.3f}), Evidence-F1 {c['evidence_f1_after']:.3f} against {c['evidence_f1_before']:.3f}, "
+                 f"short answers Unanswerable {c['unanswerable_after']} against {c['unanswerable_before']}, evidence recall of the passages sent {c['evidence_recall']:.3f} "
+                 f"(n={c['evidence_recall_n']}). By the decision rule (the default changes only within 0.02 of its train Answer-F1) it stays a preset"
+                 + "".join(f"; another candidate, {o['generator']} from {o['budget']:,} tokens of {o['chunk_tokens']}-token passages, took {o['seconds_median_after']} s "
+                           f"at Answer-F1 {o['answer_f1_after']:.3f} ({o['answer_f1_difference_ci95'][0]:+.3f} to {o['answer_f1_difference_ci95'][1]:+.3f})"
+                           for o in fast["candidates"] if not o["is_preset"]) + ".\n")
+    sections["speed"] = sections.get("speed", "## Speed\n") + text
 
 # the library paragraph, from the library page's routing.json (`make library`)
 routing = Path('reports/library/routing.json')
@@ -269,6 +302,8 @@ table = "\n".join([
     *([f"| shown sentences supported and answering (independent labels) | {L['supported_and_answers']['share']:.3f} | {L['supported_and_answers']['n']} |"]
       if (L := RUN["L"]) and L.get('matched') and 'supported_and_answers' in L else []),
     f"| seconds per answer (median, two cores) | {m['seconds_per_question']['median']:.1f} | {m['seconds_per_question']['n']} |",
+    *([f"| `--fast` preset: Answer-F1, shared train papers (default {FAST['answer_f1_before']:.3f}) | {FAST['answer_f1_after']:.3f} | {FAST['n']} |",
+       f"| `--fast` preset: seconds per answer (median, two cores) | {FAST['seconds_median_after']:.1f} | {FAST['n']} |"] if FAST else []),
 ])
 readme = Path("README.md").read_text()
 begin, end = "<!-- results: generated by scripts/readme_results.py -->", "<!-- /results -->"
