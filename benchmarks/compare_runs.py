@@ -44,7 +44,7 @@ for r in rows:
           f"(difference {r['evidence_f1_difference_ci95']})  Unanswerable {r['unanswerable_before']} -> {r['unanswerable_after']}  "
           f"shown claims {r['shown_claims_before']} -> {r['shown_claims_after']}  s/question {r['seconds_median_before']} -> {r['seconds_median_after']} "
           f"at median prompt tokens {r['prompt_tokens_median_before']} -> {r['prompt_tokens_median_after']}, completion {r['completion_tokens_median_before']} -> {r['completion_tokens_median_after']}")
-side = lambda run: {k: run.get(k) for k in ("commit", "model", "judge", "verify", "config")}
+side = lambda run: {**{k: run.get(k) for k in ("model", "judge", "verify", "config")}, "commit": run.get("commit") or (run.get("code") or {}).get("commit")}  # runs keep it under `code`
 out = Path(a.out or Path(a.after)/"previous_run.json")
 out.write_text(json.dumps({"before": {"label": a.label or a.before, **side(b_run), "questions": len(before)},
                            "after": {**side(a_run), "questions": len(after)}, "rows": rows}, indent=1) + "\n")
