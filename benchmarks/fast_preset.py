@@ -43,6 +43,18 @@ for d in a.runs:
          "evidence_recall": m["evidence_recall"]["all"], "evidence_recall_n": m["evidence_recall"]["n"]["all"],
          "seconds_p90": round(secs[int(0.9 * (len(secs) - 1))], 1), **row,
          "default_rule": "default" if row["answer_f1_difference_ci95"][0] >= -0.02 and row["answer_f1_after"] >= row["answer_f1_before"] - 0.02 else "preset only"}
+    timed = [l["record"] for l in recs if l["record"].get("calls")]  # answers made since records keep their model calls
+    if timed:
+        total = sum(r["timings"]["total"] for r in timed)
+        by = {}
+        for r in timed:
+            for call in r["calls"]: by.setdefault(call["purpose"], []).append(call)
+        c["time_by_purpose"] = {"questions": len(timed), "seconds": round(total, 1),
+                                **{k: {"calls": len(v), "seconds": round(sum(x["seconds"] for x in v), 1), "share": round(sum(x["seconds"] for x in v) / total, 3),
+                                       "reused_share_median": round(statistics.median((x["reused_tokens"] or 0) / max(1, x["prompt_tokens"]) for x in v), 2)}
+                                   for k, v in by.items()},
+                                "outside_calls": {"seconds": round(sum(r["timings"]["outside_calls"] for r in timed), 1),
+                                                  "share": round(sum(r["timings"]["outside_calls"] for r in timed) / total, 3)}}
     out["candidates"].append(c)
     print(f"{c['generator']:<10} chunks {c['chunk_tokens']:>3} budget {c['budget']:>4}{' (the preset)' if is_preset else '':<13} n={row['n']}  "
           f"Answer-F1 {row['answer_f1_before']:.3f} -> {row['answer_f1_after']:.3f} [{row['answer_f1_difference_ci95'][0]:+.3f}, {row['answer_f1_difference_ci95'][1]:+.3f}]  "

@@ -173,7 +173,14 @@ if cs.is_file() or dec.is_file() or FAST:
                  f"(n={c['evidence_recall_n']}). By the decision rule (the default changes only within 0.02 of its train Answer-F1) it stays a preset"
                  + "".join(f"; another candidate, {o['generator']} from {o['budget']:,} tokens of {o['chunk_tokens']}-token passages, took {o['seconds_median_after']} s "
                            f"at Answer-F1 {o['answer_f1_after']:.3f} ({o['answer_f1_difference_ci95'][0]:+.3f} to {o['answer_f1_difference_ci95'][1]:+.3f})"
-                           for o in fast["candidates"] if not o["is_preset"]) + ".\n")
+                           for o in fast["candidates"] if not o["is_preset"]) + ".")
+        if (tc := next((o for o in fast["candidates"] if o.get("time_by_purpose")), None)):
+            tb = tc["time_by_purpose"]
+            text += (f" Where an answer's seconds go, from the model calls the records keep ({tc['generator']} from {tc['budget']:,} tokens, {tb['questions']} answers): "
+                     + ", ".join(f"{k} {v['share']:.1%} ({v['calls']} calls, median {v['reused_share_median']:.0%} of their prompt reused from the KV cache)"
+                                 for k, v in tb.items() if isinstance(v, dict) and "calls" in v)
+                     + f", outside any call {tb['outside_calls']['share']:.1%}.")
+        text += "\n"
     sections["speed"] = sections.get("speed", "## Speed\n") + text
 
 # the library paragraph, from the library page's routing.json (`make library`)
