@@ -263,14 +263,16 @@ def _steps(self: Answerer, paper: Paper, question: str, question_id: str | None,
     passages = res.passages
     labels = {l.id: l.label for l in res.labels}
     shown = [labels.get(c.id, "") for c in passages] if self.show_labels else None
-    msgs = build_messages(question, passages, paper.title, shown)
-    context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)} for i, c in enumerate(passages)]
+    sent, excerpts = res.prompt_passages, dict(res.context.shown)  # as the prompt shows them: excerpts with a sentence budget
+    msgs = build_messages(question, sent, paper.title, shown)
+    context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)}
+               | ({"excerpt": excerpts[c.id]} if c.id in excerpts else {}) for i, c in enumerate(passages)]
     base = dict(question=question, paper_id=paper.id, question_id=question_id, context=context,
                 model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
                                              "verify": _judge_spec(self.verifier)})
     yield Passages(paper.title, [dict(c) for c in context], res)
     try:
-        short_msgs = lambda problem: short_answer_messages(question, passages, paper.title, shown, problem)
+        short_msgs = lambda problem: short_answer_messages(question, sent, paper.title, shown, problem)
         work = lambda on_text: _generate(self.gen, msgs, short_msgs, question, len(passages),
                                          self.max_tokens, self.retries, answer_grammar(len(passages)) if self.constrained and passages else None,
                                          on_text=on_text)

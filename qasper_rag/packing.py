@@ -7,12 +7,12 @@ Docs: https://qasper-rag.github.io/qasper_rag/packing.html.md"""
 # %% ../nbs/08_packing.ipynb #7f38c779
 from __future__ import annotations
 from dataclasses import dataclass, field
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Literal, Mapping, Sequence
 from .chunking import Chunk
 from .tokens import Tokenizer
 
 # %% auto #0
-__all__ = ['rrf', 'Context', 'pack']
+__all__ = ['GAP', 'rrf', 'Context', 'pack', 'passage_sentences', 'excerpt', 'select_sentences']
 
 # %% ../nbs/08_packing.ipynb #1cdce6d2
 def rrf(rankings: Sequence[Sequence[str]], # rankings to fuse, each a list of ids, best first
@@ -36,6 +36,7 @@ class Context:
     budget: int
     left_out: tuple[tuple[str, str], ...] = ()  # (chunk id, reason) for ranked chunks not sent
     ranked_ids: tuple[str, ...] = field(default=(), repr=False)  # the ranking packing started from
+    shown: tuple[tuple[str, str], ...] = ()  # (chunk id, text sent) for passages sent as an excerpt of their sentences
 
 def pack(ranked: Sequence[str], # chunk ids, best first
          chunks: dict[str, Chunk], # every chunk by id
@@ -53,3 +54,45 @@ def pack(ranked: Sequence[str], # chunk ids, best first
         else: chosen.append(cid); used += n
     if order == "paper": chosen.sort(key=lambda c: (chunks[c].paper_id, chunks[c].order))
     return Context(tuple(chosen), used, budget, tuple(left), tuple(ranked))
+
+# %% ../nbs/08_packing.ipynb #d96d844f
+def passage_sentences(text: str, # a passage's text (its body, without the title prefix)
+                     ) -> list[str]:
+    "The passage's sentences in order (Punkt; a piece starting in lower case joins the one before: \"e.g. for\")."
+    import punkt
+    out = []
+    for s in punkt.sent_tokenize(text.strip()) if text.strip() else []:
+        if out and s[0].islower(): out[-1] += " " + s
+        else: out.append(s)
+    return out
+
+GAP = "…"  # stands for sentences of a passage left out of its excerpt
+
+def excerpt(sentences: Sequence[str], # a passage's sentences, in order
+            keep: Iterable[int], # indices of the sentences kept
+           ) -> str:
+    "The kept sentences in their order, `GAP` wherever sentences were left out (before, between or after them)."
+    keep, parts = sorted(set(keep)), []
+    for j, k in enumerate(keep):
+        if (j == 0 and k > 0) or (j and k > keep[j - 1] + 1): parts.append(GAP)
+        parts.append(sentences[k])
+    if keep and keep[-1] < len(sentences) - 1: parts.append(GAP)
+    return " ".join(parts)
+
+# %% ../nbs/08_packing.ipynb #b6ecb377
+def select_sentences(ctx: Context, # the packed passages (the pool the sentences come from)
+                     sentences: Mapping[str, Sequence[str]], # each pooled passage's sentences, by chunk id
+                     scores: Mapping[str, Sequence[float]], # a relevance score per sentence, aligned with `sentences`
+                     budget: int, # most tokens of the sentences kept (one more per sentence for its joint)
+                     tokenizer: Tokenizer, # counts each sentence's tokens
+                    ) -> Context:
+    "Keep the best-scored sentences of `ctx`'s passages until `budget` tokens; each passage with a kept sentence is sent as its excerpt."
+    ranked = sorted(((cid, k) for cid in ctx.chunk_ids for k in range(len(sentences[cid]))), key=lambda t: -scores[t[0]][t[1]])
+    keep, used = {}, 0
+    for cid, k in ranked:  # best first; ties in prompt order (the sort is stable)
+        n = tokenizer.count(sentences[cid][k]) + 1
+        if used + n <= budget: keep.setdefault(cid, set()).add(k); used += n
+    ids = tuple(c for c in ctx.chunk_ids if c in keep)
+    shown = tuple((c, excerpt(sentences[c], keep[c])) for c in ids)
+    return Context(ids, sum(tokenizer.count(t) for _, t in shown), budget,
+                   ctx.left_out + tuple((c, "sentences") for c in ctx.chunk_ids if c not in keep), ctx.ranked_ids, shown)

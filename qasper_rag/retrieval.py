@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from .data import Paper, QasperCorpus
 from .env import project_root
 from .chunking import ChunkerConfig, ChunkedPaper, QasperChunker
-from .packing import Context, pack, rrf
+from .packing import Context, pack, passage_sentences, rrf, select_sentences
 from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance
 from .tokens import load_tokenizer
 from .files import loaded_or_none
@@ -48,7 +48,9 @@ class RetrievalConfig:
     cross_depth: int = 16  # how many of the top candidates the cross-encoder scores
     cross_fusion: Literal["rrf", "cross"] = "rrf"  # RRF (k=rrf_k) of the incoming and the cross-encoder's order, or its order alone
     max_passages: int = 20
-    budget: int = 6000  # tokens of context sent to the generator
+    budget: int = 6000  # tokens of context sent to the generator (with `sentence_budget`: of the passages the sentences come from)
+    sentence_budget: int | None = None  # send only the passages' sentences that bear most on the question, up to this many tokens (None: whole passages)
+    sentence_rank: Literal["dense", "fused"] = "dense"  # sentences ranked by the dense model's cosine alone, or by RRF of that and their passage's rank
     budget_tokenizer: str | None = None  # count the budget with this tokenizer (None: the chunker's)
     order: Literal["paper", "rank"] = "paper"  # order of passages in the prompt
     scope: Literal["paper", "corpus"] = "paper"  # search one paper, or all loaded papers (open-domain)
@@ -176,13 +178,20 @@ class Retrieval:
         "The chunks of the context, in prompt order."
         return [self.chunked.by_id[i] for i in self.context.chunk_ids]
 
+    @property
+    def prompt_passages(self) -> list:
+        "The passages as the prompt shows them: an excerpted one (`sentence_budget`) with its kept sentences as its body."
+        shown = dict(self.context.shown)
+        return [dataclasses.replace(c, text=c.text[:c.prefix_chars] + shown[c.id]) if c.id in shown else c for c in self.passages]
+
     def to_dict(self) -> dict:
         "JSON-ready record (chunk ids only, not texts)."
         return {"question": self.question, "paper_id": self.paper_id, "stages": {s: list(r.ids) for s, r in self.stages.items()},
                 "scores": {s: [round(x, 6) for x in r.scores] for s, r in self.stages.items()},
                 "labels": [asdict(l) for l in self.labels], "removed": [asdict(l) for l in self.removed],
                 "context": {"chunk_ids": list(self.context.chunk_ids), "n_tokens": self.context.n_tokens,
-                            "budget": self.context.budget, "left_out": [list(t) for t in self.context.left_out]},
+                            "budget": self.context.budget, "left_out": [list(t) for t in self.context.left_out]}
+                            | ({"shown": dict(self.context.shown)} if self.context.shown else {}),
                 "timings": self.timings, "hyde_passage": self.hyde_passage}
 
 # %% ../nbs/10_retrieval.ipynb #c2993865
@@ -207,7 +216,7 @@ class Retriever:
         self.chunker = QasperChunker(self.config.chunker)
         self.generate = generate  # for HyDE: prompt -> hypothetical passage
         self._indexes: dict[str, PaperIndex] = {}
-        self._embedder = self._late = self._crag = self._llm = self._cross = None
+        self._embedder = self._late = self._crag = self._llm = self._cross = self._sentence_vectors = None
         self.generator = generator
         self.relevance_cache = Path(relevance_cache) if relevance_cache else self.cache_dir/"relevance.jsonl"
         # the budget is counted with the generator's tokenizer when one is given (an object with .count);
@@ -378,6 +387,8 @@ def retrieve(self: Retriever, paper: Paper | None, question: str) -> Retrieval:
     stages["final"] = final
     ctx = pack(final, idx.chunked.by_id, cfg.budget, cfg.max_passages, cfg.order, self._budget_tok)
     with _timed(t, "crag"): ctx, labels, removed = self._crag_step(idx, question, qv, ctx)
+    if cfg.sentence_budget:
+        with _timed(t, "sentences"): ctx = self._sentences(idx, question, qv, ctx, final, cfg.sentence_budget)
     chunked = self.index(paper).chunked if paper is not None else idx.chunked
     return Retrieval(question, paper.id if paper else None, stages, labels, removed, ctx, chunked, t, hypo, qv)
 
@@ -407,6 +418,30 @@ def _crag_step(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context
     ctx = Context(tuple(i for i in ids if i in keep), sum(idx.chunked.by_id[i].n_tokens for i in keep), ctx.budget,
                   ctx.left_out + tuple((l.id, "crag") for l in removed), ctx.ranked_ids)
     return ctx, kept, removed
+
+# %% ../nbs/10_retrieval.ipynb #71879737
+@patch
+def _sentences(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context, final: Ranking,
+               budget: int, # tokens of sentences kept
+              ) -> Context:
+    "The context's passages cut to their sentences that bear most on `question` (`packing.select_sentences`)."
+    if self.embedder is None: raise ValueError(f"sentence_budget needs a dense model to score sentences; configuration {self.config.name!r} has dense=None")
+    from qasper_rag.dense import VectorCache
+    if self._sentence_vectors is None: self._sentence_vectors = VectorCache(self.cache_dir/"vectors")
+    chunk = idx.chunked.by_id  # a table or figure is one unit: its rows are not sentences
+    sents = {c: passage_sentences(chunk[c].body) if chunk[c].kind in ("text", "abstract") else [chunk[c].body.strip()] for c in ctx.chunk_ids}
+    flat = [(c, k) for c in ctx.chunk_ids for k in range(len(sents[c]))]
+    if not flat: return ctx
+    if qv is None: qv = self.embedder.encode_query([question])[0]
+    cos = self._sentence_vectors.encode(self.embedder, [sents[c][k] for c, k in flat]) @ qv
+    score = cos.astype(float)
+    if self.config.sentence_rank == "fused":
+        k0, place = self.config.rrf_k, {c: r for r, c in enumerate(final.ids, 1)}
+        dense_rank = np.empty(len(flat)); dense_rank[np.argsort(-cos, kind="stable")] = np.arange(1, len(flat) + 1)
+        score = 1 / (k0 + dense_rank) + np.array([1 / (k0 + place.get(c, len(place) + 1)) for c, _ in flat])
+    by = {c: [] for c in ctx.chunk_ids}
+    for (c, _), s in zip(flat, score): by[c].append(float(s))
+    return select_sentences(ctx, sents, by, budget, self._budget_tok or _CountCache(self.chunker.tok))
 
 # %% ../nbs/10_retrieval.ipynb #a29e472a
 class ChunkPool:
@@ -443,9 +478,12 @@ def pool(self: Retriever) -> PaperIndex:
 
 # %% ../nbs/10_retrieval.ipynb #4e82db5b
 @patch
-def repack(self: Retriever, res: Retrieval, budget: int) -> Context:
-    "The context `res`'s ranking gives under another token budget."
+def repack(self: Retriever, res: Retrieval, budget: int,
+           sentence_budget: int | None = None, # tokens of sentences (None: the configuration's `sentence_budget`)
+          ) -> Context:
+    "The context `res`'s ranking gives under another token budget (of passages, and of their sentences when one is set)."
     idx = self.pool() if self.config.scope == "corpus" else self._indexes[res.paper_id]
     ctx = pack(res.stages["final"], idx.chunked.by_id, budget, self.config.max_passages, self.config.order, self._budget_tok)
-    if self.config.crag.mode in ("labels", "off"): return ctx
-    return self._crag_step(idx, res.question, res.query_vector, ctx)[0]
+    if self.config.crag.mode not in ("labels", "off"): ctx = self._crag_step(idx, res.question, res.query_vector, ctx)[0]
+    sb = sentence_budget or self.config.sentence_budget
+    return self._sentences(idx, res.question, res.query_vector, ctx, res.stages["final"], sb) if sb else ctx
