@@ -4,12 +4,14 @@ paired bootstrap 95% intervals, Unanswerable short answers, median seconds and t
 its settings are the preset's. A setting becomes the default only if its train Answer-F1 is within 0.02 of the default's;
 otherwise it ships as the `fast` preset with these numbers. A plain script: it prints and writes numbers, checks nothing.
 
-    .venv/bin/python benchmarks/fast_preset.py --runs reports/fast/c150-b500 reports/fast/qwen05-c150-b1000 --out reports/bench/fast_preset.json
+    .venv/bin/python benchmarks/fast_preset.py --runs reports/fast/c150-b500 reports/fast/c150-b1000 reports/fast/qwen05-c150-b1000 \
+        reports/fast/s500-p4000 reports/fast/s750-p4000 --contended reports/fast/s500-p4000 reports/fast/s750-p4000
 """
 import argparse, json, statistics
 from pathlib import Path
 from qasper_rag.app import load_corpus
 from qasper_rag.evaluate import compare_runs, question_groups
+from qasper_rag.retrieval import RetrievalConfig
 from qasper_rag.settings import RUN_PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,6 +20,7 @@ p.add_argument("--baseline", default=str(ROOT/"reports/offline-full"), help="the
 p.add_argument("--runs", nargs="+", required=True, help="run folders of candidate settings on the train papers")
 p.add_argument("--preset", default="fast")
 p.add_argument("--data", default=str(ROOT.parent/"shared/data/qasper/original_format"))
+p.add_argument("--contended", nargs="*", default=[], help="runs answered while other work shared the two cores: their seconds are not comparable and are left out")
 p.add_argument("--out", default=str(ROOT/"reports/bench/fast_preset.json"))
 a = p.parse_args()
 
@@ -36,15 +39,20 @@ for d in a.runs:
     m = json.loads((Path(d)/"metrics.json").read_text())
     row = next(r for r in compare_runs(base, recs, corpus, groups) if r["group"] == "qasper-train-sample10")
     secs = sorted(l["seconds"] for l in recs)
-    is_preset = ({k: v for k, v in run["retrieval"].items() if k != "name"} == want and run["settings"]["answer"]["generator"] == preset.resolved().generator)
+    contended = Path(d).resolve() in {Path(x).resolve() for x in a.contended}
+    if contended: row["seconds_median_after"] = None
+    got = RetrievalConfig.from_dict(run["retrieval"]).to_dict()  # settings added since the run was made take their defaults
+    is_preset = ({k: v for k, v in got.items() if k != "name"} == want and run["settings"]["answer"]["generator"] == preset.resolved().generator)
     c = {"run": str(Path(d).resolve().relative_to(ROOT)) if Path(d).resolve().is_relative_to(ROOT) else d,
          "commit": run.get("code", {}).get("commit"), "generator": run["settings"]["answer"]["generator"], "threads": run["settings"]["answer"]["threads"],
          "chunk_tokens": run["retrieval"]["chunker"]["max_tokens"], "budget": run["retrieval"]["budget"], "is_preset": is_preset,
+         "sentence_budget": run["retrieval"].get("sentence_budget"), "seconds_comparable": not contended,
+         **({"evidence_recall_counts": "whole passages whose sentences were sent (an upper bound for excerpts)"} if run["retrieval"].get("sentence_budget") else {}),
          "evidence_recall": m["evidence_recall"]["all"], "evidence_recall_n": m["evidence_recall"]["n"]["all"],
-         "seconds_p90": round(secs[int(0.9 * (len(secs) - 1))], 1), **row,
+         "seconds_p90": None if contended else round(secs[int(0.9 * (len(secs) - 1))], 1), **row,
          "default_rule": "default" if row["answer_f1_difference_ci95"][0] >= -0.02 and row["answer_f1_after"] >= row["answer_f1_before"] - 0.02 else "preset only"}
     timed = [l["record"] for l in recs if l["record"].get("calls")]  # answers made since records keep their model calls
-    if timed:
+    if timed and not contended:
         total = sum(r["timings"]["total"] for r in timed)
         by = {}
         for r in timed:
@@ -56,10 +64,11 @@ for d in a.runs:
                                 "outside_calls": {"seconds": round(sum(r["timings"]["outside_calls"] for r in timed), 1),
                                                   "share": round(sum(r["timings"]["outside_calls"] for r in timed) / total, 3)}}
     out["candidates"].append(c)
-    print(f"{c['generator']:<10} chunks {c['chunk_tokens']:>3} budget {c['budget']:>4}{' (the preset)' if is_preset else '':<13} n={row['n']}  "
+    sent = f" sentences {c['sentence_budget']}" if c["sentence_budget"] else ""
+    print(f"{c['generator']:<10} chunks {c['chunk_tokens']:>3} budget {c['budget']:>4}{sent}{' (the preset)' if is_preset else '':<13} n={row['n']}  "
           f"Answer-F1 {row['answer_f1_before']:.3f} -> {row['answer_f1_after']:.3f} [{row['answer_f1_difference_ci95'][0]:+.3f}, {row['answer_f1_difference_ci95'][1]:+.3f}]  "
           f"Evidence-F1 {row['evidence_f1_before']:.3f} -> {row['evidence_f1_after']:.3f}  Unanswerable {row['unanswerable_before']} -> {row['unanswerable_after']}  "
           f"evidence recall {c['evidence_recall']:.3f} (n={c['evidence_recall_n']})  s/question {row['seconds_median_before']} -> {row['seconds_median_after']} "
-          f"(p90 {c['seconds_p90']})  prompt tokens {row['prompt_tokens_median_before']} -> {row['prompt_tokens_median_after']}  {c['default_rule']}")
+          f"(p90 {c['seconds_p90']}{'' if c['seconds_comparable'] else ', cores shared: not comparable'})  prompt tokens {row['prompt_tokens_median_before']} -> {row['prompt_tokens_median_after']}  {c['default_rule']}")
 Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
 print("wrote", a.out)

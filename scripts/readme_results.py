@@ -171,8 +171,10 @@ if cs.is_file() or dec.is_file() or FAST:
                  f"(paired difference {ci[0]:+.3f} to {ci[1]:+.3f}), Evidence-F1 {c['evidence_f1_after']:.3f} against {c['evidence_f1_before']:.3f}, "
                  f"short answers Unanswerable {c['unanswerable_after']} against {c['unanswerable_before']}, evidence recall of the passages sent {c['evidence_recall']:.3f} "
                  f"(n={c['evidence_recall_n']}). By the decision rule (the default changes only within 0.02 of its train Answer-F1) it stays a preset"
-                 + "".join(f"; another candidate, {o['generator']} from {o['budget']:,} tokens of {o['chunk_tokens']}-token passages, took {o['seconds_median_after']} s "
-                           f"at Answer-F1 {o['answer_f1_after']:.3f} ({o['answer_f1_difference_ci95'][0]:+.3f} to {o['answer_f1_difference_ci95'][1]:+.3f})"
+                 + "".join(f"; another candidate, {o['generator']} from {o['budget']:,} tokens of {o['chunk_tokens']}-token passages"
+                           + (f" cut to {o['sentence_budget']:,} tokens of their best sentences" if o.get("sentence_budget") else "")
+                           + (f", took {o['seconds_median_after']} s" if o["seconds_median_after"] is not None else " (timed while the cores were shared: no comparable time)")
+                           + f" at Answer-F1 {o['answer_f1_after']:.3f} ({o['answer_f1_difference_ci95'][0]:+.3f} to {o['answer_f1_difference_ci95'][1]:+.3f})"
                            for o in fast["candidates"] if not o["is_preset"]) + ".")
         if (tc := next((o for o in fast["candidates"] if o.get("time_by_purpose")), None)):
             tb = tc["time_by_purpose"]
