@@ -18,10 +18,9 @@ from .dense import MODEL_DIR
 from .files import append_line, atomic_write, read_jsonl, read_manifest, say
 
 # %% auto #0
-__all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'QUESTION_SETTINGS', 'BI_SETTINGS', 'CROSS_SETTINGS', 'BUDGETS',
+__all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'QUESTION_SETTINGS', 'BI_SETTINGS', 'CROSS_SETTINGS',
            'question_messages', 'parse_questions', 'AdaptConfig', 'choose_chunks', 'round_trip', 'best_window',
-           'generate_questions', 'training_triples', 'train_bi_encoder', 'cross_pairs', 'train_cross_encoder', 'adapt',
-           'recall_by_question', 'compare_recall']
+           'generate_questions', 'training_triples', 'train_bi_encoder', 'cross_pairs', 'train_cross_encoder', 'adapt']
 
 # %% ../nbs/11a_adapt.ipynb #d78e245d
 QUESTION_PROMPT = """Passage from the NLP paper "{title}" (section: {section}):
@@ -320,47 +319,3 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
         man["cross_model"] = str(out/CROSS_DIR)
         atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     return man
-
-# %% ../nbs/11a_adapt.ipynb #3391eb0b
-BUDGETS = (500, 1000, 2000, 4000, 6000)
-
-def recall_by_question(corpus: QasperCorpus, # the papers; their questions with evidence are measured
-                       config: str, # a retrieval preset or configuration file
-                       budgets: Sequence[int] = BUDGETS, # context budgets, each a repacking of the same ranking
-                      ) -> tuple[dict[str, dict[int, float]], list[float]]:
-    "question id -> {budget: evidence recall}, and each question's retrieval seconds (its paper already indexed)."
-    from qasper_rag.recall import question_recall
-    from qasper_rag.retrieval import Retriever
-    r, out, secs = Retriever(config), {}, []
-    for p in corpus:
-        r.index(p)
-        for q in p.questions:
-            if not q.evidence: continue
-            t = time.perf_counter(); res = r.retrieve(p, q.text); secs.append(time.perf_counter() - t)
-            out[q.id] = {b: question_recall(res.chunked, q, r.repack(res, b).chunk_ids).recall for b in budgets}
-    return out, secs
-
-def _paired(a: dict, b: dict, ids, budget: int, seed: int = 0) -> dict:
-    import numpy as np
-    ids = [i for i in ids if a[i][budget] is not None and b[i][budget] is not None]
-    x, y = np.array([a[i][budget] for i in ids]), np.array([b[i][budget] for i in ids])
-    d = y - x
-    boot = d[np.random.default_rng(seed).integers(0, len(d), size=(2000, len(d)))].mean(axis=1) if len(d) else np.zeros(1)
-    return {"n": len(ids), "base": round(float(x.mean()), 3) if len(x) else None, "other": round(float(y.mean()), 3) if len(y) else None,
-            "diff": round(float(d.mean()), 3) if len(d) else None, "ci95": [round(float(v), 3) for v in np.quantile(boot, [0.025, 0.975])],
-            "better": int((d > 0).sum()), "worse": int((d < 0).sum())}
-
-def compare_recall(corpus: QasperCorpus, # the papers
-                   base: str, # the reference configuration (e.g. offline)
-                   other: str, # the one compared with it (e.g. offline-adapted)
-                   groups: dict[str, str] | None = None, # question id -> group (e.g. `evaluate.question_groups`)
-                   budgets: Sequence[int] = BUDGETS, # context budgets
-                  ) -> dict:
-    "Evidence recall of `other` against `base` on the same questions at each budget, paired, by group and overall."
-    import statistics
-    a, ta = recall_by_question(corpus, base, budgets)
-    b, tb = recall_by_question(corpus, other, budgets)
-    gs = sorted({(groups or {}).get(i, "all") for i in a} - {"all"}) + ["all"]
-    return {"base": base, "other": other, "budgets": list(budgets),
-            "by_group": {g: {str(x): _paired(a, b, [i for i in a if g == "all" or (groups or {}).get(i) == g], x) for x in budgets} for g in gs},
-            "retrieval_ms": {"base": round(1000 * statistics.median(ta), 1), "other": round(1000 * statistics.median(tb), 1)}}

@@ -152,7 +152,7 @@ def fit_threshold(ps: Sequence[float | None], # the model's P(Yes) per item (Non
                   labels: Sequence[int], # the items' labels, 1 = answers
                  ) -> tuple[float, float]:
     "The threshold on P(Yes) with the highest kappa against `labels` (the lowest of ties), and that kappa; for the train items only."
-    from qasper_rag.metrics import cohen_kappa
+    from qasper_rag.stats import cohen_kappa
     cands = sorted({round(p, 4) for p in ps if p is not None}) or [0.5]
     best = (-2.0, 0.5)
     for t in cands:

@@ -16,22 +16,16 @@ from tqdm.auto import tqdm
 from .chunking import QasperChunker
 from .data import Paper, QasperCorpus, load_path
 from .env import shared_data_dir
+from .stats import percentiles
 from .evaluate import _peak_rss_mb  # the peak as an evaluation run records it (MB on Linux and macOS)
 
 # %% auto #0
-__all__ = ['QUANT_TYPES', 'SECTIONS', 'FULL', 'QUICK', 'percentiles', 'rss_mb', 'best_of', 'slope', 'bench_chunking',
-           'bench_index', 'bench_retrieval', 'bench_memory', 'quantized', 'paper_text', 'model_rates', 'bench_formats',
+__all__ = ['QUANT_TYPES', 'SECTIONS', 'FULL', 'QUICK', 'rss_mb', 'best_of', 'slope', 'bench_chunking', 'bench_index',
+           'bench_retrieval', 'bench_memory', 'quantized', 'paper_text', 'model_rates', 'bench_formats',
            'bench_answers', 'adaptive_pack', 'bench_context', 'machine', 'run_bench', 'synthetic_vectors',
            'bench_scaling']
 
 # %% ../nbs/18_bench.ipynb #40786c8c
-def percentiles(xs: Sequence[float], # measured values (seconds, say)
-               ) -> dict:
-    "Median, 95th percentile and n of `xs` (None for an empty list)."
-    xs = np.asarray(list(xs), float)
-    if not len(xs): return {"p50": None, "p95": None, "n": 0}
-    return {"p50": float(np.median(xs)), "p95": float(np.percentile(xs, 95)), "n": int(len(xs))}
-
 def _vmrss_mb(status: str, # the text of /proc/<pid>/status
              ) -> float | None:
     "The `VmRSS` line of a Linux process status, in MB (None where the kernel gives none)."

@@ -14,8 +14,8 @@ from typing import Iterable, Mapping, Sequence
 from .answer import AnswerRecord
 from .data import Paper, Question, QasperCorpus
 from .judges import JudgedSentence, agreement, gold_support, judge_name, read_labels, check_labels, read_label_items
-from .metrics import (_mean_or_none, answer_citations, bootstrap_ci, by_question_type, fmt_mean, gold_from_corpus, score_questions,
-                                aggregate_scores, write_predictions)
+from .metrics import _mean_or_none, answer_citations, by_question_type, fmt_mean, gold_from_corpus, score_questions, aggregate_scores, write_predictions
+from .stats import bootstrap_ci, percentiles
 from .recall import QuestionRecall, aggregate, question_recall
 from .files import append_line, atomic_write, say
 
@@ -390,8 +390,9 @@ def check_reference_labels(run: RunDir, # the run folder; reference_labels.json 
 
 # %% ../nbs/17_evaluate.ipynb #e748c80b
 def _stats(xs: Sequence[float]) -> dict:
-    import numpy as np
-    return {"median": round(statistics.median(xs), 2), "p95": round(float(np.percentile(xs, 95)), 2), "n": len(xs)} if xs else {"n": 0}
+    "Median and 95th percentile (`stats.percentiles`) rounded to hundredths, and n."
+    p = percentiles(xs)
+    return {"median": round(p["p50"], 2), "p95": round(p["p95"], 2), "n": p["n"]} if xs else {"n": 0}
 
 def run_predictions(lines: Iterable[EvalLine | Mapping]) -> dict[str, dict]:
     "Official predictions (question id -> answer and evidence) of a run's answered questions; failed ones are left out."

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from .chunking import ChunkedPaper
 from .data import Question
-from .metrics import LexicalJudge, cohen_kappa, KappaResult, judge_claim, judge_entails, asserted_text, _STOP
+from .entailment import LexicalJudge, judge_claim, judge_entails, asserted_text, _STOP
+from .stats import cohen_kappa, KappaResult
 from .generate import ProbabilityCache
 
 # %% auto #0

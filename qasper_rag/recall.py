@@ -6,14 +6,16 @@ Docs: https://qasper-rag.github.io/qasper_rag/recall.html.md"""
 
 # %% ../nbs/11_recall.ipynb #6a47a18b
 from __future__ import annotations
-import statistics
+import statistics, time
 from dataclasses import dataclass, field, asdict
 from typing import Iterable, Sequence
 from .chunking import ChunkedPaper, chunk_paper_id, norm_ws
 from .data import FLOAT_PREFIX, Question, QasperCorpus
+from .stats import bootstrap_ci
 
 # %% auto #0
-__all__ = ['CURVE_BUDGETS', 'QuestionRecall', 'question_recall', 'aggregate', 'measure_recall']
+__all__ = ['CURVE_BUDGETS', 'BUDGETS', 'QuestionRecall', 'question_recall', 'aggregate', 'measure_recall', 'recall_by_question',
+           'compare_recall']
 
 # %% ../nbs/11_recall.ipynb #37a65469
 @dataclass(frozen=True)
@@ -106,3 +108,46 @@ def measure_recall(corpus: QasperCorpus, # the papers; their questions with evid
     if cfg.scope == "corpus": out["right_paper_in_context"] = {"share": _fmt(sum(right) / len(right)) if right else None, "n": len(right)}
     out["records"] = [asdict(r) for r in recs]
     return out
+
+# %% ../nbs/11_recall.ipynb #3391eb0b
+BUDGETS = (500, 1000, 2000, 4000, 6000)
+
+def recall_by_question(corpus: QasperCorpus, # the papers; their questions with evidence are measured
+                       config: str, # a retrieval preset or configuration file
+                       budgets: Sequence[int] = BUDGETS, # context budgets, each a repacking of the same ranking
+                      ) -> tuple[dict[str, dict[int, float]], list[float]]:
+    "question id -> {budget: evidence recall}, and each question's retrieval seconds (its paper already indexed)."
+    from qasper_rag.retrieval import Retriever
+    r, out, secs = Retriever(config), {}, []
+    for p in corpus:
+        r.index(p)
+        for q in p.questions:
+            if not q.evidence: continue
+            t = time.perf_counter(); res = r.retrieve(p, q.text); secs.append(time.perf_counter() - t)
+            out[q.id] = {b: question_recall(res.chunked, q, r.repack(res, b).chunk_ids).recall for b in budgets}
+    return out, secs
+
+def _paired(a: dict, b: dict, ids, budget: int, seed: int = 0) -> dict:
+    import numpy as np
+    ids = [i for i in ids if a[i][budget] is not None and b[i][budget] is not None]
+    x, y = np.array([a[i][budget] for i in ids]), np.array([b[i][budget] for i in ids])
+    d = y - x
+    ci = bootstrap_ci(d.tolist(), n_resamples=2000, seed=seed) if len(d) else (0.0, 0.0)
+    return {"n": len(ids), "base": round(float(x.mean()), 3) if len(x) else None, "other": round(float(y.mean()), 3) if len(y) else None,
+            "diff": round(float(d.mean()), 3) if len(d) else None, "ci95": [round(float(v), 3) for v in ci],
+            "better": int((d > 0).sum()), "worse": int((d < 0).sum())}
+
+def compare_recall(corpus: QasperCorpus, # the papers
+                   base: str, # the reference configuration (e.g. offline)
+                   other: str, # the one compared with it (e.g. offline-adapted)
+                   groups: dict[str, str] | None = None, # question id -> group (e.g. `evaluate.question_groups`)
+                   budgets: Sequence[int] = BUDGETS, # context budgets
+                  ) -> dict:
+    "Evidence recall of `other` against `base` on the same questions at each budget, paired, by group and overall."
+    import statistics
+    a, ta = recall_by_question(corpus, base, budgets)
+    b, tb = recall_by_question(corpus, other, budgets)
+    gs = sorted({(groups or {}).get(i, "all") for i in a} - {"all"}) + ["all"]
+    return {"base": base, "other": other, "budgets": list(budgets),
+            "by_group": {g: {str(x): _paired(a, b, [i for i in a if g == "all" or (groups or {}).get(i) == g], x) for x in budgets} for g in gs},
+            "retrieval_ms": {"base": round(1000 * statistics.median(ta), 1), "other": round(1000 * statistics.median(tb), 1)}}

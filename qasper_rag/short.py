@@ -6,21 +6,17 @@ Docs: https://qasper-rag.github.io/qasper_rag/short.html.md"""
 
 # %% ../nbs/14b_short.ipynb #7fd79eea
 from __future__ import annotations
-import json, re
-from collections import Counter
-from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+import re
+from typing import Callable, Iterable, Sequence
 from .judges import _UNIT_SKIP, _isnum, _unit_tokens, claim_terms
-from .metrics import Prediction, Reference, bootstrap_ci, gold_type, normalize_answer, score_questions
-from .prompts import _CHOICE, SHORT_TYPED, short_answer_messages, usable_short_answer, yes_no_question
-from .verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
-from .answering import _NUMBER_WORDS, QUANTITY_QUESTION, QUANTITY as _QUANTITY, joined as _joined
+from .text import normalize_answer
+from .prompts import _CHOICE, SHORT_TYPED, usable_short_answer, yes_no_question
+from .answering import QUANTITY_QUESTION, QUANTITY as _QUANTITY, joined as _joined
 
 # %% auto #0
 __all__ = ['SHORT_TYPES', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_line', 'short_answer_problem',
            'retyped_short_answer', 'formed_short_answer', 'method_clause', 'without_citations', 'rebind_number',
-           'passage_span', 'f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers',
-           'retyped_short_answers', 'agreed_with_record', 'short_variants', 'asked_again']
+           'passage_span']
 
 # %% ../nbs/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
@@ -204,148 +200,3 @@ def passage_span(question: str, # the question (a *how many* question's answer i
         if (end := _named_data(text, toks, i, j)): return text[toks[i].start():end], n, "its head noun"
         return text[toks[i].start():toks[j - 1].end()], n, None
     return short, None, None
-
-# %% ../nbs/14b_short.ipynb #44fbddaa
-def f1_by_type(gold: Mapping[str, Sequence[Reference]], # question id -> references (`gold_from_corpus`)
-               variants: Mapping[str, Mapping[str, str]], # variant name -> question id -> short answer (a missing one scores 0)
-               groups: Mapping[str, str] | None = None, # question id -> group (e.g. its data file); None: one group "all"
-              ) -> list[dict]:
-    "Per group (and `all`) and type (and `all`): n and each variant's mean Answer-F1 with its 95% bootstrap interval."
-    f1 = {name: {s.question_id: s.answer_f1 for s in score_questions(gold, {q: Prediction(a) for q, a in v.items() if q in gold})}
-          for name, v in variants.items()}
-    types = {q: gold_type(refs) for q, refs in gold.items()}
-    where = {q: (groups or {}).get(q, "all") for q in gold}
-    rows = []
-    for g in sorted(set(where.values())) + (["all"] if len(set(where.values())) > 1 else []):
-        for t in ["all"] + sorted(set(types.values())):
-            qs = [q for q in gold if g in ("all", where[q]) and t in ("all", types[q])]
-            if not qs: continue
-            row = {"group": g, "type": t, "n": len(qs)}
-            for name in variants:
-                xs = [f1[name][q] for q in qs]
-                lo, hi = bootstrap_ci(xs)
-                row[name] = round(sum(xs) / len(xs), 3); row[f"{name} 95% interval"] = (round(lo, 3), round(hi, 3))
-            rows.append(row)
-    return rows
-
-# %% ../nbs/14b_short.ipynb #64b9ea54
-def run_passages(corpus, # the run's papers (`QasperCorpus`, with the table bodies the run had)
-                 chunker, # the run's chunker (`QasperChunker` of its recorded `ChunkerConfig`)
-                ) -> Callable[[Mapping], tuple[list, str]]:
-    "A function: a run's record -> (the chunks it sent, in [Doc N] order; the paper's title)."
-    from qasper_rag.chunking import ChunkedPaper
-    cache: dict[str, ChunkedPaper] = {}
-    def get(record: Mapping) -> tuple[list, str]:
-        pid = record["paper_id"]
-        if pid not in cache: p = corpus.paper(pid); cache[pid] = ChunkedPaper(p, chunker(p))
-        cp = cache[pid]
-        missing = [c["chunk_id"] for c in record.get("context", []) if c["chunk_id"] not in cp.by_id]
-        if missing: raise ValueError(f"{record.get('question_id')}: chunks {missing[:3]} are not in paper {pid} as chunked now: "
-                                     "replay with the run's data, tables and chunker settings")
-        return [cp.by_id[c["chunk_id"]] for c in record.get("context", [])], cp.paper.title
-    return get
-
-def replay_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                         passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
-                         generator, # the run's generator (or None when `out` already holds every question asked)
-                         out: str | Path, # JSON-lines file of the replies (appended; resumed)
-                         problem_of: Callable[[Mapping], str | None] = lambda record: None, # record -> the form to ask in (None: the plain instruction)
-                         only_problems: bool = False, # ask only the records `problem_of` finds a problem in
-                         max_tokens: int = 24,
-                         progress: bool = True, # a progress bar
-                         desc: str = "short answers",
-                        ) -> dict[str, dict]:
-    "Ask each record's short answer again on the passages it sent: question id -> {short, raw, problem, seconds, prompt_tokens, model}."
-    import time
-    from tqdm.auto import tqdm
-    out = Path(out); out.parent.mkdir(parents=True, exist_ok=True)
-    done = {}
-    if out.exists():
-        for l in out.read_text().splitlines():
-            if l.strip(): d = json.loads(l); done[d["question_id"]] = d
-    todo = [l for l in lines if l["question_id"] not in done and l["record"].get("context") and (problem_of(l["record"]) or not only_problems)]
-    if todo and generator is None: raise ValueError(f"{len(todo)} questions have no replayed short answer in {out} yet: give a generator")
-    with open(out, "a") as f:
-        for l in tqdm(todo, desc=desc, disable=not progress):
-            r = l["record"]
-            passages, title = passages_of(r)
-            problem = problem_of(r)
-            t0 = time.perf_counter()
-            g = generator.generate(short_answer_messages(r["question"], passages, title, problem=problem), max_tokens=max_tokens, temperature=0.0)
-            row = {"question_id": l["question_id"], "short": first_line(g.text), "raw": g.text, "problem": problem,
-                   "seconds": round(time.perf_counter() - t0, 3), "prompt_tokens": g.prompt_tokens, "model": generator.name}
-            f.write(json.dumps(row) + "\n"); f.flush(); done[l["question_id"]] = row
-    return done
-
-def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                        passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
-                        generator, # the run's generator (or None when `out` already holds every question)
-                        out: str | Path, # JSON-lines file of the replies (appended; resumed)
-                        max_tokens: int = 24,
-                        progress: bool = True, # a progress bar
-                       ) -> dict[str, dict]:
-    "The plain baseline's short answer for every record with a context: question id -> {short, raw, seconds, prompt_tokens}."
-    return replay_short_answers(lines, passages_of, generator, out, max_tokens=max_tokens, progress=progress, desc="plain short answers")
-
-def _before(record: Mapping) -> str:
-    "The record's short answer before agreement with the verified answer (the model's own, asked again if it was unusable)."
-    return ((record.get("verification") or {}).get("short_answer") or {}).get("before") or record.get("short_answer") or ""
-
-def retyped_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                          passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
-                          generator, # the run's generator (or None when `out` already holds every question asked)
-                          out: str | Path, # JSON-lines file of the replies (appended; resumed)
-                          progress: bool = True, # a progress bar
-                         ) -> dict[str, dict]:
-    "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`, as `formed_short_answer` judges), a reply in that form."
-    problem_of = lambda r: short_answer_problem(r.get("question", ""), _before(r))
-    return replay_short_answers(lines, passages_of, generator, out, problem_of, only_problems=True, max_tokens=48, progress=progress,
-                                desc="short answers asked again")
-
-# %% ../nbs/14b_short.ipynb #17ad76a5
-def agreed_with_record(short: str, # a short answer for the record's question (e.g. the plain baseline's)
-                       record: Mapping, # the run's record of the question (`AnswerRecord.to_dict()`)
-                       passages: Sequence[str] | None = None, # the texts of every passage sent (None: the cited ones the record keeps)
-                      ) -> str:
-    "`short` made to agree with the record's verified answer as the pipeline does (`verify.agreed_short_answer`)."
-    rows = [s for s in record.get("sentences", []) if s.get("verified") or s.get("repaired") in (WITHDRAWN, UNDECIDED)]
-    decided = any(own_claim(s.get("before") or s.get("status")) for s in rows)  # a record without statuses: as before, decided
-    texts = [p["text"] for p in record.get("passages", [])] if passages is None else passages
-    return agreed_short_answer(record.get("question", ""), short, [s["claim"] for s in rows], texts, decided)[0]
-
-# %% ../nbs/14b_short.ipynb #0929d60b
-def short_variants(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                   plain: Mapping[str, Mapping] | None = None, # `plain_short_answers`' replies (None: no replay)
-                   passages_of: Callable[[Mapping], tuple[list, str]] | None = None, # `run_passages` (None: agree against the cited passages only)
-                   retyped: Mapping[str, Mapping] | None = None, # `retyped_short_answers`' replies (None: no replay)
-                  ) -> dict[str, dict[str, str]]:
-    """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
-    and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if); with replayed
-    second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form,
-    a misbound number rebound, copied as a passage writes it, then agreed)."""
-    recs = {l["question_id"]: l["record"] for l in lines}
-    out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
-           "before agreement": {q: _before(r) for q, r in recs.items()}}
-    if plain is not None:
-        out["plain baseline"] = {q: d["short"] for q, d in plain.items() if q in recs}
-        sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else None
-        out["plain + agreement"] = {q: agreed_with_record(d["short"], recs[q], sent(recs[q])) for q, d in plain.items() if q in recs}
-        out["run + plain's Unanswerable"] = {q: "Unanswerable" if short_answer_type(d["short"], []) == "unanswerable" else out["run"][q]
-                                             for q, d in plain.items() if q in recs}
-    if retyped is not None:
-        sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p["text"] for p in r.get("passages", [])]
-        def typed(r: Mapping) -> str:
-            first, texts = out["before agreement"][r["question_id"]], sent(r)
-            short = formed_short_answer(r["question"], first, lambda problem: retyped.get(r["question_id"], {}).get("raw", ""))[0]
-            if not short.lower().startswith("unanswerable"):
-                short = rebind_number(r["question"], short, texts)
-                short = passage_span(r["question"], short, [p["text"] for p in r.get("passages", [])] + list(texts))[0]  # cited first
-            return agreed_with_record(short, r, texts)
-        out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
-    return out
-
-# %% ../nbs/14b_short.ipynb #03337f1f
-def asked_again(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-               ) -> int:
-    "How many of a run's records note a second ask in the question's form: a run answered with the short-answer stage has some."
-    return sum(any(": asked again" in p for p in l["record"].get("problems", [])) for l in lines)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, asdict
 from typing import Sequence
 from .chunking import Chunk
 from .judges import Verdict, grounding, claim_terms
-from .metrics import judge_claim, judge_entails
+from .entailment import judge_claim, judge_entails
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 from .answering import form_problem
 
