@@ -1,4 +1,11 @@
-"""QASPER's official Answer-F1 and Evidence-F1, ALCE citation recall and precision with a pluggable judge, Cohen's kappa, bootstrap intervals and coverage: each exact, golden-tested, and guarded against the reference's measurement bugs.
+"""QASPER's official Answer-F1 and Evidence-F1, ALCE citation recall and precision with a pluggable judge, and coverage beside every mean: each exact, golden-tested, and guarded against the reference's measurement bugs.
+
+Every score this project reports goes through this module, so each metric is written from its
+definition in `METRICS.md` and the scripts it names (allenai/qasper-led-baseline
+`scripts/evaluator.py`, princeton-nlp/ALCE `eval.py`), checked on hand-computed cases, and
+protected by a regression test for each of the four measurement bugs the reference found in its
+own scoring code (the last section). Evidence recall lives in `qasper_rag.recall`, Cohen's kappa and
+the bootstrap interval in `qasper_rag.stats`.
 
 Docs: https://qasper-rag.github.io/qasper_rag/metrics.html.md"""
 
