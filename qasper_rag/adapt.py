@@ -37,7 +37,7 @@ from .env import project_root
 from .chunking import Chunk
 from .cross_encoder import CROSS_DIR
 from .dense import MODEL_DIR
-from .files import append_line, atomic_write, read_jsonl, read_manifest, say
+from .files import append_line, atomic_write, read_jsonl, read_manifest, say, sha256_file
 
 # %% auto #0
 __all__ = ['QUESTION_PROMPT', 'WHAT_TEXT', 'WHAT_FLOAT', 'QUESTION_SETTINGS', 'BI_SETTINGS', 'CROSS_SETTINGS',
@@ -136,12 +136,6 @@ def best_window(embedder, # the bi-encoder (its `windows` cut a chunk the way `m
     return max(wins, key=lambda w: len(qw & set(re.findall(r"\w+", w.lower()))))
 
 # %% ../nbs/11a_adapt.ipynb #84246a5a
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
-    return h.hexdigest()
-
 def _done(path: Path) -> dict[str, dict]:
     "Chunks already done in a questions file; a damaged or torn line (an interrupted run) is dropped, saying so: its chunk is asked again."
     rows, bad, torn = read_jsonl(path)
@@ -285,7 +279,7 @@ def _inputs_sha256(triples: Sequence[tuple[str, str, str]], config: AdaptConfig,
 def _trained(step: dict | None, folder: Path, inputs: str) -> bool:
     "Is `folder` the model `step` recorded, trained on the same inputs? (Then a rerun keeps it.)"
     return bool(step) and step.get("inputs_sha256") == inputs and (folder/"model.safetensors").is_file() \
-        and _sha256(folder/"model.safetensors") == step.get("weights_sha256")
+        and sha256_file(folder/"model.safetensors") == step.get("weights_sha256")
 
 def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their questions are not)
           out: str | Path, # the run folder: questions.jsonl, bi-encoder/, cross-encoder/, manifest.json
@@ -311,14 +305,14 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     corpus = load_path(data)
     files = sorted(Path(data).rglob("*.json*")) if Path(data).is_dir() else [Path(data)]
     retriever = Retriever(config.retrieval)
-    man = {"settings": config.to_dict(), "data": {str(f): _sha256(f) for f in files}, "papers": [p.id for p in corpus],
+    man = {"settings": config.to_dict(), "data": {str(f): sha256_file(f) for f in files}, "papers": [p.id for p in corpus],
            "steps": (old or {}).get("steps", {})}
     t = time.perf_counter()
     q = generate_questions(corpus, out, config, generator, retriever, progress)
     prev = man["steps"].get("questions", {})
     if not q["chunks_new"] and prev.get("generator"): q["generator"] = prev["generator"]  # nothing written now: the writer stays the one recorded
     man["steps"]["questions"] = {**q, "seconds_total": round(prev.get("seconds_total", 0) + time.perf_counter() - t, 1)}
-    man["questions_sha256"] = _sha256(out/"questions.jsonl")
+    man["questions_sha256"] = sha256_file(out/"questions.jsonl")
     atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     if not train: return man
     t = time.perf_counter()
@@ -328,7 +322,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
     if not _trained(man["steps"].get("training"), out/MODEL_DIR, inputs):  # else the model on disk is this one: kept
         model = train_bi_encoder(triples, out/MODEL_DIR, config, progress)
         man["steps"]["training"] = {"triples": len(triples), "seconds": round(time.perf_counter() - t, 1),
-                                    "weights_sha256": _sha256(model/"model.safetensors"), "inputs_sha256": inputs}
+                                    "weights_sha256": sha256_file(model/"model.safetensors"), "inputs_sha256": inputs}
     man["model"] = str(out/MODEL_DIR)
     atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     if config.cross_encoder:
@@ -337,7 +331,7 @@ def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their q
         if not _trained(man["steps"].get("cross_training"), out/CROSS_DIR, inputs):
             cross = train_cross_encoder(triples, out/CROSS_DIR, config, progress)
             man["steps"]["cross_training"] = {"pairs": len(cross_pairs(triples)), "seconds": round(time.perf_counter() - t, 1),
-                                              "weights_sha256": _sha256(cross/"model.safetensors"), "inputs_sha256": inputs}
+                                              "weights_sha256": sha256_file(cross/"model.safetensors"), "inputs_sha256": inputs}
         man["cross_model"] = str(out/CROSS_DIR)
         atomic_write(mpath, json.dumps(man, indent=1) + "\n")
     return man

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal
 from .env import env, project_root, shared_data_dir
+from .files import sha256_file
 
 # %% auto #0
 __all__ = ['AnswerType', 'FLOAT_PREFIX', 'CAPTION_PLACE', 'SPLITS', 'MAX_QUESTION_CHARS', 'QASPER_URL', 'TARBALLS', 'Answer',
@@ -383,12 +384,6 @@ def default_cache_dir() -> Path:
     "Download cache: `$QASPER_CACHE`, else `data/qasper` in the project."
     return Path(env("QASPER_CACHE") or project_root()/"data"/"qasper")
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""): h.update(b)
-    return h.hexdigest()
-
 # %% ../nbs/00_data.ipynb #5d1f4444
 def download(url: str, # the file to fetch
              dest: Path, # where to save it (written to `<dest>.part` first)
@@ -414,14 +409,14 @@ def download(url: str, # the file to fetch
     if total and tmp.stat().st_size != total:
         tmp.unlink(); raise QasperDataError(f"download of {url} is incomplete: {tmp.stat().st_size} of {total} bytes; run again")
     tmp.replace(dest)
-    Path(str(dest) + ".sha256").write_text(_sha256(dest) + "\n")
+    Path(str(dest) + ".sha256").write_text(sha256_file(dest) + "\n")
     return dest
 
 # %% ../nbs/00_data.ipynb #aa19bd9a
 def _verified(path: Path) -> bool:
     "True if `path` exists and matches the SHA-256 recorded when it was downloaded."
     rec = Path(str(path) + ".sha256")
-    return path.exists() and rec.exists() and rec.read_text().strip() == _sha256(path)
+    return path.exists() and rec.exists() and rec.read_text().strip() == sha256_file(path)
 
 def fetch_official(split: str = "train", # train, dev (or validation) or test
                    cache_dir: str | Path | None = None, # download cache (default: `default_cache_dir()`)

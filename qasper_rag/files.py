@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 # %% auto #0
-__all__ = ['say', 'atomic_path', 'atomic_write', 'stale_temps', 'DamagedFiles', 'file_record', 'damaged_files', 'check_files',
-           'loaded_or_none', 'read_manifest', 'check_sha256', 'append_line', 'read_jsonl', 'FolderLocked',
-           'lock_holder', 'folder_lock']
+__all__ = ['say', 'atomic_path', 'atomic_write', 'stale_temps', 'DamagedFiles', 'sha256_update', 'sha256_file', 'file_record',
+           'damaged_files', 'check_files', 'loaded_or_none', 'read_manifest', 'check_sha256', 'append_line',
+           'read_jsonl', 'FolderLocked', 'lock_holder', 'folder_lock']
 
 # %% ../nbs/00b_files.ipynb #9834bae7
 def say(message: str):
@@ -87,11 +87,23 @@ def stale_temps(folder: str | Path) -> list[Path]:
 class DamagedFiles(ValueError):
     "Saved files that are missing or differ from what was recorded when they were written; the message names them."
 
+def sha256_update(h, # a hashlib hash (`hashlib.sha256()`)
+                  path: str | Path, # the file whose bytes it reads
+                 ) -> int: # how many bytes
+    "Feed a file's bytes into `h` in 4 MiB blocks (the one place the package reads a file to hash it)."
+    n = 0
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 22), b""): h.update(b); n += len(b)
+    return n
+
+def sha256_file(path: str | Path) -> str:
+    "SHA-256 of a file, hex."
+    h = hashlib.sha256(); sha256_update(h, path)
+    return h.hexdigest()
+
 def file_record(path: str | Path) -> dict:
     "Size and SHA-256 of a file: what a folder records of it, to check it before use."
-    h, n = hashlib.sha256(), 0
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 20), b""): h.update(b); n += len(b)
+    h = hashlib.sha256(); n = sha256_update(h, path)
     return {"bytes": n, "sha256": h.hexdigest()}
 
 def damaged_files(folder: str | Path, # the folder holding the files

@@ -41,7 +41,7 @@ import numpy as np
 from fastcore.basics import patch
 from .data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError, check_question, Place, TextLine
 from .chunking import chunk_paper_id
-from .files import atomic_write, folder_lock, lock_holder, say, stale_temps
+from .files import atomic_write, folder_lock, lock_holder, say, sha256_update, stale_temps
 
 # %% auto #0
 __all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
@@ -108,8 +108,7 @@ def source_hash(path: str | Path) -> str:
     files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
     for f in files:
         if p.is_dir(): h.update(str(f.relative_to(p)).encode() + b"\0")
-        with open(f, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""): h.update(block)
+        sha256_update(h, f)
     return h.hexdigest()
 
 def read_source(path: str | Path, # a PDF, a LaTeX source or a QASPER file

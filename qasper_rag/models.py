@@ -33,13 +33,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Sequence
 from .env import env, project_root
+from .files import sha256_file
 
 # %% auto #0
 __all__ = ['QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'MPNET_PARTS',
-           'MPNET_SHA256', 'MPNET_PIP', 'ModelPartsError', 'default_model_dir', 'sha256_file', 'stamp_path',
-           'is_verified', 'write_stamp', 'concat_parts', 'folder_verified', 'reassemble_parts', 'PartedFile',
-           'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path',
-           'mpnet_part_files', 'mpnet_path']
+           'MPNET_SHA256', 'MPNET_PIP', 'ModelPartsError', 'default_model_dir', 'stamp_path', 'is_verified',
+           'write_stamp', 'concat_parts', 'folder_verified', 'reassemble_parts', 'PartedFile', 'installed_parts',
+           'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path', 'mpnet_part_files',
+           'mpnet_path']
 
 # %% ../nbs/05a_models.ipynb #c915d37c
 class ModelPartsError(RuntimeError):
@@ -48,15 +49,6 @@ class ModelPartsError(RuntimeError):
 def default_model_dir() -> Path:
     "Where reassembled models live: `$QASPER_MODELS`, else `data/models` in the project."
     return Path(env("QASPER_MODELS") or project_root()/"data"/"models")
-
-# %% ../nbs/05a_models.ipynb #2c3223dc
-def sha256_file(path: str | Path, # the file to hash
-               ) -> str: # the hex digest
-    "SHA-256 of a file, read in 4 MiB blocks."
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for b in iter(lambda: f.read(1 << 22), b""): h.update(b)
-    return h.hexdigest()
 
 # %% ../nbs/05a_models.ipynb #80894008
 def stamp_path(path: str | Path) -> Path:
