@@ -10,7 +10,7 @@ A plain script: it prints numbers and checks nothing. Run from the project root:
 from __future__ import annotations
 import argparse, json, shutil
 from pathlib import Path
-from qasper_rag.adapt import compare_recall
+from qasper_rag.recall import compare_recall
 from qasper_rag.env import adapted_dir
 from qasper_rag.data import load_path
 from qasper_rag.env import shared_data_dir

@@ -23,7 +23,7 @@ from pathlib import Path
 from qasper_rag.app import load_corpus
 from qasper_rag.chunking import ChunkerConfig
 from qasper_rag.generate import load_generator
-from qasper_rag.metrics import bootstrap_ci
+from qasper_rag.stats import bootstrap_ci
 from qasper_rag.packing import passage_sentences
 from qasper_rag.prompts import context_block
 from qasper_rag.retrieval import Retriever, get_config

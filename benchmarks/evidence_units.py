@@ -11,7 +11,8 @@ from pathlib import Path
 from qasper_rag.app import load_corpus
 from qasper_rag.chunking import ChunkedPaper, ChunkerConfig, QasperChunker
 from qasper_rag.evaluate import question_groups
-from qasper_rag.metrics import bootstrap_ci, gold_from_corpus, score_questions
+from qasper_rag.metrics import gold_from_corpus, score_questions
+from qasper_rag.stats import bootstrap_ci
 from qasper_rag.answer import evidence_paragraphs
 
 ROOT = Path(__file__).resolve().parents[1]

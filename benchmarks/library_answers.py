@@ -19,7 +19,7 @@ from pathlib import Path
 from qasper_rag.chunking import chunk_paper_id
 from qasper_rag.env import shared_data_dir
 from qasper_rag.evaluate import question_groups
-from qasper_rag.library import wrong_paper_summary
+from qasper_rag.routing import wrong_paper_summary
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse, json, tempfile
 from pathlib import Path
 from qasper_rag.env import shared_data_dir
-from qasper_rag.library import measure_library, ROUTE_VOTES
+from qasper_rag.library import ROUTE_VOTES
+from qasper_rag.routing import measure_library
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

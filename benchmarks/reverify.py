@@ -31,8 +31,9 @@ from qasper_rag.evaluate import question_groups
 from qasper_rag.generate import load_generator
 from qasper_rag.judges import GroundedJudge
 from qasper_rag.prompts import check_citations, parse_output
-from qasper_rag.short import run_passages
-from qasper_rag.metrics import bootstrap_ci, gold_from_corpus, score_questions, token_f1
+from qasper_rag.short_eval import run_passages
+from qasper_rag.metrics import gold_from_corpus, score_questions, token_f1
+from qasper_rag.stats import bootstrap_ci
 from qasper_rag.verify import Verifier, agree_short_answer
 
 ROOT = Path(__file__).resolve().parents[1]

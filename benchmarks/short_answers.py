@@ -30,7 +30,7 @@ from qasper_rag.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.app import load_corpus
 from qasper_rag.evaluate import question_groups
 from qasper_rag.metrics import gold_from_corpus
-from qasper_rag.short import asked_again, f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
+from qasper_rag.short_eval import asked_again, f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

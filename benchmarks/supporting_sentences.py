@@ -32,7 +32,7 @@ judge = None
 if a.judge:
     from qasper_rag.generate import load_generator
     from qasper_rag.judges import GroundedJudge
-    from qasper_rag.metrics import judge_claim
+    from qasper_rag.entailment import judge_claim
     Path(a.cache).parent.mkdir(parents=True, exist_ok=True)
     judge = GroundedJudge(load_generator("qwen-1.5b", n_threads=a.threads), cache=a.cache)
 

@@ -1,4 +1,20 @@
-"""Rerank candidate chunks by late interaction (MaxSim over token vectors): ColBERT v2 loaded by hand, and a MiniLM token-level stand-in for offline machines.
+r"""Rerank candidate chunks by late interaction (MaxSim over token vectors): ColBERT v2 loaded by hand, and a MiniLM token-level stand-in for offline machines.
+
+A dense retriever squeezes a passage into **one** vector before it sees the question. *Late
+interaction* (ColBERT, Khattab & Zaharia 2020; ColBERT v2, Santhanam et al. 2022) keeps **one
+vector per token** of the query and of the passage, and only compares them at query time:
+
+$$\text{MaxSim}(q, d) = \sum_{i \in q} \max_{j \in d} \; q_i \cdot d_j$$
+
+Each query token looks for its best match anywhere in the passage, and the matches add up. A
+passage that mentions "seed lexicon" once, deep in a 500-token chunk, still scores for that
+term, which a pooled vector tends to wash out. The passage side does not depend on the question,
+so its token vectors can be computed once per chunk and reused for every question of a paper.
+
+Here late interaction is a **reranker** over the chunks of one paper (about 10 to 50 per paper):
+the reference model is ColBERT v2 (`colbert-ir/colbertv2.0`); offline, a stand-in built from
+the dense model shipped on PyPI (all-MiniLM-L6-v2) runs the same MaxSim over its contextual
+token vectors.
 
 Docs: https://qasper-rag.github.io/qasper_rag/late_interaction.html.md"""
 

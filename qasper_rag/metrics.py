@@ -1,4 +1,11 @@
-"""QASPER's official Answer-F1 and Evidence-F1, ALCE citation recall and precision with a pluggable judge, Cohen's kappa, bootstrap intervals and coverage: each exact, golden-tested, and guarded against the reference's measurement bugs.
+"""QASPER's official Answer-F1 and Evidence-F1, ALCE citation recall and precision with a pluggable judge, and coverage beside every mean: each exact, golden-tested, and guarded against the reference's measurement bugs.
+
+Every score this project reports goes through this module, so each metric is written from its
+definition in `METRICS.md` and the scripts it names (allenai/qasper-led-baseline
+`scripts/evaluator.py`, princeton-nlp/ALCE `eval.py`), checked on hand-computed cases, and
+protected by a regression test for each of the four measurement bugs the reference found in its
+own scoring code (the last section). Evidence recall lives in `qasper_rag.recall`, Cohen's kappa and
+the bootstrap interval in `qasper_rag.stats`.
 
 Docs: https://qasper-rag.github.io/qasper_rag/metrics.html.md"""
 
@@ -6,31 +13,25 @@ Docs: https://qasper-rag.github.io/qasper_rag/metrics.html.md"""
 
 # %% ../nbs/15_metrics.ipynb #fd1743ea
 from __future__ import annotations
-import json, math, re, string
+import json
 from collections import Counter
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Hashable, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Iterable, Mapping, Sequence
+from .stats import bootstrap_ci
+from .text import normalize_answer
 from .data import Answer, QasperCorpus, Question
+from .entailment import Judge, judge_claim, judge_entails
 from .prompts import citation_ids, split_sentences, strip_citations
 
 # %% auto #0
-__all__ = ['ANSWER_TYPES', 'normalize_answer', 'token_f1', 'evidence_f1', 'Reference', 'text_evidence', 'reference',
-           'gold_from_corpus', 'Prediction', 'as_prediction', 'QuestionScore', 'score_questions', 'aggregate_scores',
-           'score', 'PredictionsError', 'read_predictions', 'write_predictions', 'Judge', 'judge_entails',
-           'content_tokens', 'LexicalJudge', 'SentenceCitations', 'AnswerCitations', 'answer_citations', 'judge_claim',
-           'asserted_text', 'CitationReport', 'citation_metrics', 'KappaResult', 'cohen_kappa', 'bootstrap_ci',
-           'fmt_mean', 'fmt_scores', 'gold_type', 'by_question_type']
+__all__ = ['ANSWER_TYPES', 'token_f1', 'evidence_f1', 'Reference', 'text_evidence', 'reference', 'gold_from_corpus', 'Prediction',
+           'as_prediction', 'QuestionScore', 'score_questions', 'aggregate_scores', 'score', 'PredictionsError',
+           'read_predictions', 'write_predictions', 'SentenceCitations', 'AnswerCitations', 'answer_citations',
+           'CitationReport', 'citation_metrics', 'fmt_mean', 'fmt_scores', 'gold_type', 'by_question_type']
 
 # %% ../nbs/15_metrics.ipynb #b1136efd
 ANSWER_TYPES = ("extractive", "abstractive", "boolean", "none")
-_PUNCT = frozenset(string.punctuation)
-
-def normalize_answer(s: str) -> str:
-    "SQuAD v1.1 normalisation: lowercase, drop punctuation, drop a/an/the, collapse white space."
-    s = "".join(ch for ch in s.lower() if ch not in _PUNCT)
-    return " ".join(re.sub(r"\b(a|an|the)\b", " ", s).split())
 
 def token_f1(prediction: str, # the predicted answer
              reference: str, # one reference answer
@@ -177,44 +178,6 @@ def write_predictions(path: str | Path, # the JSONL file to write (its folder is
     return atomic_write(path, "".join(json.dumps({"question_id": qid, "predicted_answer": p.answer, "predicted_evidence": list(p.evidence)},
                                                  ensure_ascii=False) + "\n" for qid, p in rows))
 
-# %% ../nbs/15_metrics.ipynb #a56a73cd
-@runtime_checkable
-class Judge(Protocol):
-    "Decides whether `premise` (passages) entails `hypothesis` (a claim)."
-    def entails(self, premise: str, # the cited passage(s)
-                hypothesis: str, # the claim
-               ) -> bool: ...
-
-def judge_entails(judge: Judge, # anything with `entails(premise, hypothesis)`
-                  premise: str, # the cited passage(s)
-                  hypothesis: str, # the claim
-                  question: str | None = None, # the question, given to a judge with `uses_question` (None: to none)
-                 ) -> bool:
-    "Ask `judge`; one that reads the question too (`uses_question = True`, like the grounded judge) is given it."
-    if question is not None and getattr(judge, "uses_question", False):
-        return bool(judge.entails(premise=premise, hypothesis=hypothesis, question=question))
-    return bool(judge.entails(premise=premise, hypothesis=hypothesis))
-
-_STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been being it its this that
-these those they them their we our you he she his her which who whom what when where why how than then there here so such can
-could will would shall should may might must do does did has have had into onto over under about also only very more most""".split())
-
-def content_tokens(text: str) -> list[str]:
-    "Lower-cased words and numbers of `text` without stop words (what `LexicalJudge` compares)."
-    return [t for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()) if t not in _STOP]
-
-@dataclass(frozen=True)
-class LexicalJudge:
-    "Offline lexical stand-in for an NLI judge: entailed iff enough of the hypothesis's content tokens are in the premise."
-    threshold: float = 0.8
-
-    def entails(self, premise: str, # the cited passage(s)
-                hypothesis: str, # the claim
-               ) -> bool:
-        "True iff the share of `hypothesis`'s distinct content tokens found in `premise` is >= threshold (False if it has none)."
-        hyp = set(content_tokens(hypothesis))
-        return bool(hyp) and len(hyp & set(content_tokens(premise))) / len(hyp) >= self.threshold
-
 # %% ../nbs/15_metrics.ipynb #efa26e41
 @dataclass(frozen=True)
 class SentenceCitations:
@@ -273,22 +236,6 @@ def answer_citations(answer: str, # the whole answer, citations as [Doc N]
     return AnswerCitations(tuple(_judge_sentence(s, passages, judge, max_citations, question) for s in split_sentences(answer or "")),
                            len(passages))
 
-_BARE_ANSWER = re.compile(r"^\s*(yes|no)\b[\s.,!]*$", re.I)
-
-def judge_claim(claim: str, # an answer sentence without its citation marks
-                question: str | None = None, # the question it answers
-               ) -> str:
-    "The hypothesis a judge checks: the claim itself or, for a bare Yes/No, what it says about the question."
-    m = _BARE_ANSWER.match(claim or "")
-    return f'The answer to the question "{question.strip()}" is {m.group(1).lower()}.' if m and question else claim
-
-_JUDGED_BARE = re.compile(r'^The answer to the question "(.*)" is (yes|no)\.$', re.S)
-
-def asserted_text(hypothesis: str) -> str:
-    "What a hypothesis asserts about the paper: for `judge_claim`'s Yes/No statement, its question and answer word only."
-    m = _JUDGED_BARE.match(hypothesis or "")
-    return f"{m.group(1)} {m.group(2)}" if m else hypothesis
-
 # %% ../nbs/15_metrics.ipynb #072751f8
 @dataclass(frozen=True)
 class CitationReport:
@@ -329,47 +276,7 @@ def citation_metrics(answers: Sequence[str | None], # one per question; None = f
     return CitationReport(tuple(None if a is None else answer_citations(a, p, judge, max_citations)
                                 for a, p in zip(answers, passages)))
 
-# %% ../nbs/15_metrics.ipynb #527e2b1a
-@dataclass(frozen=True)
-class KappaResult:
-    "Cohen's kappa with what it was computed from."
-    kappa: float  # NaN when p_e = 1 (undefined)
-    n: int
-    p_o: float
-    p_e: float
-    confusion: tuple[tuple[int, ...], ...]  # rows: labels of `a`, columns: labels of `b`, in `labels` order
-    labels: tuple = ()
-
-def cohen_kappa(a: Sequence[Hashable], # the first rater's labels
-                b: Sequence[Hashable], # the second rater's labels, for the same items in the same order
-               ) -> KappaResult:
-    "Cohen's kappa of two raters' labels (binary or categorical) for the same items."
-    if len(a) != len(b): raise ValueError(f"the raters labelled {len(a)} and {len(b)} items: pair them first")
-    if not a: raise ValueError("no items to compare")
-    try: labels = tuple(sorted(set(a) | set(b)))
-    except TypeError: labels = tuple(dict.fromkeys([*a, *b]))
-    ix, k, n = {l: i for i, l in enumerate(labels)}, len(labels), len(a)
-    m = [[0] * k for _ in labels]
-    for x, y in zip(a, b): m[ix[x]][ix[y]] += 1
-    po = Fraction(sum(m[i][i] for i in range(k)), n)
-    pe = Fraction(sum(sum(m[i]) * sum(r[i] for r in m) for i in range(k)), n * n)
-    kappa = math.nan if pe == 1 else float((po - pe) / (1 - pe))
-    return KappaResult(kappa, n, float(po), float(pe), tuple(map(tuple, m)), labels)
-
 # %% ../nbs/15_metrics.ipynb #6baf0486
-def bootstrap_ci(values: Sequence[float | None], # one value per item (None: left out)
-                 n_resamples: int = 1000, # bootstrap resamples
-                 seed: int = 0, # random seed of the resampling
-                 level: float = 0.95, # coverage of the interval (0.95: the 2.5th to 97.5th percentiles)
-                ) -> tuple[float, float]:
-    "Percentile bootstrap interval of the mean of the non-None values; (nan, nan) if there are none."
-    import numpy as np
-    xs = np.asarray([v for v in values if v is not None], dtype=float)
-    if not len(xs): return (math.nan, math.nan)
-    means = xs[np.random.default_rng(seed).integers(0, len(xs), size=(n_resamples, len(xs)))].mean(axis=1)
-    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
-    return float(lo), float(hi)
-
 def fmt_mean(values: Sequence[float | None], # None = unanswered or failed
              total: int | None = None, # questions in all (default: len(values)); the rest count as unanswered
              digits: int = 3, # decimals shown

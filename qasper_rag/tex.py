@@ -1,4 +1,39 @@
-"""A paper from its LaTeX source (an arXiv source folder, tarball or single .tex file): title, abstract, sections of paragraphs, figure/table captions with table bodies in Markdown, as the same `Paper` record the chunker takes.
+r"""A paper from its LaTeX source (an arXiv source folder, tarball or single .tex file): title, abstract, sections of paragraphs, figure/table captions with table bodies in Markdown, as the same `Paper` record the chunker takes.
+
+A researcher who wrote a paper has its LaTeX source, and arXiv hands out the source of most papers
+(`qasper_rag.latex.ArxivSource`). The source is a better input than the PDF (`qasper_rag.pdf`):
+sections, paragraphs, captions and table cells are marked up, not guessed from the layout. This
+module reads it into the `Paper` record of `qasper_rag.data`, so chunking, retrieval and
+`qasper-rag ask --tex` work on it unchanged.
+
+It reuses `qasper_rag.latex` (which already reads arXiv sources for table bodies): the choice of
+the main file, `\input`/`\include` inlining and comment stripping, the expansion of argument-free
+`\newcommand`s, `latex_to_text` for prose and `latex_tables` (with `tabular_to_markdown`) for
+tables. There is one table converter in the project, and this is not a second one.
+
+**What it reads** (in this order):
+
+1. **the source**: a folder, a `.tar`/`.tar.gz`/`.tgz` (an arXiv e-print), or one `.tex` file (its
+   `\input`s are looked up beside it);
+2. **the main file**: the `.tex` file with `\begin{document}` (when several have one: not a
+   `standalone` figure, then the longest); a lone `.tex` file without a preamble is read as a body;
+3. **macros**: `\newcommand`/`\def` are expanded, with their arguments (an optional first one too); `\cite{a,b}` becomes
+   `BIBREF0, BIBREF1` as in QASPER's text (numbered by first citation); `\ref` and friends become
+   `??`; `\label`, `\footnote` and layout commands are dropped; text macros (`\emph`, `\textbf`, ...)
+   keep their text; inline math keeps its LaTeX lightly cleaned (`$\alpha_i$` → `αi`);
+4. **front matter**: the title from `\title{}`, the abstract from the `abstract` environment;
+5. **floats**: every `figure`/`table` environment with a `\caption` becomes a `Float` whose caption
+   reads `Figure N: ...` / `Table N: ...` as in QASPER; table bodies are Markdown;
+6. **sections**: `\section`, `\subsection`, `\subsubsection` (starred too), names joined with
+   ` ::: ` (`Experiments ::: Datasets`), headings without text of their own left out; text before the first section (rare) sits in a section named
+   `""`; paragraphs split at blank lines, `\par` and each `\item`;
+7. **bibliography**: `thebibliography`, `\bibliography{}` and `\printbibliography` are left out.
+
+**Limits**: no TeX engine runs, so macros with arguments defined by the paper stay unexpanded (their
+name is dropped, their arguments kept as text); `\ref` is not resolved to numbers; footnotes are
+dropped; display math stays as its cleaned LaTeX inside the paragraph; `\paragraph{X}` headings
+stay inline in the text; subfigures give only the figure's own caption; `\import`/`\subfile` are
+not followed.
 
 Docs: https://qasper-rag.github.io/qasper_rag/tex.html.md"""
 

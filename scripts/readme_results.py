@@ -209,7 +209,7 @@ if routing.is_file():
             "(\"What are the results?\") rarely name anything that tells their paper apart.")
     ans = Path('reports/library/answers.jsonl')  # benchmarks/library_answers.py (make library-answers), resumable
     if ans.is_file() and (rows := [json.loads(l) for l in ans.read_text().splitlines() if l.strip()]):
-        from qasper_rag.library import wrong_paper_summary
+        from qasper_rag.routing import wrong_paper_summary
         S = wrong_paper_summary(rows)
         w, wo, wn = S['all'], S['without_notice'], S['with_notice']
         kinds = ["test papers" if "test" in r["group"] else "train papers" for r in rows]

@@ -4,7 +4,8 @@ import pytest
 from qasper_rag.chunking import ChunkedPaper, QasperChunker
 from qasper_rag.judges import (JudgedSentence, LLMJudge, TrueJudge, JudgeUnavailable, agreement, build_tiny_t5,
                                export_labelling, gold_support, load_judge, read_labels, LABEL_COLUMNS)
-from qasper_rag.metrics import answer_citations, cohen_kappa
+from qasper_rag.metrics import answer_citations
+from qasper_rag.stats import cohen_kappa
 
 
 @pytest.fixture(scope="module")

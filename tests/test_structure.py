@@ -284,3 +284,38 @@ def test_no_hollow_notebook_cells(nb):
     cells = [c for c in json.loads((ROOT/"nbs"/nb).read_text())["cells"] if c["cell_type"] == "code"]
     srcs = ["".join(c["source"]) for c in cells]
     assert not (bad := hollow_cells(srcs)), [srcs[i][:200] for i in bad]
+
+
+# --- layers: cli -> app -> evaluate -> answer -> retrieve -> papers -> core (issue 40) ----------------------------
+
+LAYERS = {  # bottom last; a module may import its own layer and those below it, never one above
+    "cli": ["cli"],
+    "app": ["settings", "app", "bench", "report"],  # the wiring the command line, notebooks and benchmarks share; the bench and report pages
+    "evaluate": ["metrics", "recall", "short_eval", "routing", "evaluate", "failures"],  # scores, runs and their measurements
+    "answer": ["prompts", "entailment", "judges", "answering", "verify", "short", "answer", "show", "library"],  # a cited answer, checked
+    "retrieve": ["bm25", "dense", "late_interaction", "cross_encoder", "packing", "crag", "retrieval", "adapt"],  # passages for a question
+    "papers": ["data", "tables", "latex", "pdf", "tex", "typeset", "chunking"],  # papers read and cut into passages
+    "core": ["env", "files", "stats", "text", "tokens", "models", "generate"],  # paths, safe files, statistics, models and the generator
+}
+LAYER_OF = {m: len(LAYERS) - i for i, ms in enumerate(LAYERS.values()) for m in ms}  # core 1 ... cli 7
+
+
+def upward_imports(g: dict[str, dict[str, int]], layer_of: dict[str, int]) -> list[str]:
+    "`a (line n) imports b`, for each import of a module in a higher layer."
+    return [f"{a} (line {l}) imports {b}" for a, ts in sorted(g.items()) for b, l in sorted(ts.items()) if layer_of[b] > layer_of[a]]
+
+
+def test_upward_imports_found():
+    assert upward_imports({"a": {"b": 3}, "b": {}}, {"a": 1, "b": 2}) == ["a (line 3) imports b"]
+    assert upward_imports({"a": {"b": 3}, "b": {}}, {"a": 2, "b": 2}) == []
+
+
+def test_every_module_has_a_layer():
+    assert sorted(set(MODULES) - set(LAYER_OF)) == [], "place each new module in a layer of LAYERS"
+    assert sorted(set(LAYER_OF) - set(MODULES)) == [], "LAYERS names a module that is gone"
+
+
+def test_imports_point_down():
+    "A stage uses the stages below it and never one above: the package reads from the command line down to the core."
+    bad = upward_imports(import_graph(), LAYER_OF)
+    assert bad == [], "imports that point up:\n" + "\n".join(bad)
