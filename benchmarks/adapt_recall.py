@@ -1,5 +1,5 @@
 """Evidence recall of the adapted rankers (`qasper-rag adapt`: presets `offline-adapted`, the bi-encoder, and
-`offline-cross`, the cross-encoder reranking the top candidates) each against `offline` on the same questions (`qasper_rag.adapt.compare_recall`): the whole recall curve (500 to 6,000 tokens), by file (the 10 train
+`offline-cross`, the cross-encoder reranking the top candidates) each against `offline` on the same questions (`qasper_rag.retrieve.adapt.compare_recall`): the whole recall curve (500 to 6,000 tokens), by file (the 10 train
 papers, the 47 test papers) and overall, with paired bootstrap intervals of the difference, and the retrieval time
 per question (what the adapted stage adds). --page renders the adaptation page beside the JSON, with the run's manifest copied there.
 
@@ -10,11 +10,11 @@ A plain script: it prints numbers and checks nothing. Run from the project root:
 from __future__ import annotations
 import argparse, json, shutil
 from pathlib import Path
-from qasper_rag.recall import compare_recall
-from qasper_rag.env import adapted_dir
-from qasper_rag.data import load_path
-from qasper_rag.env import shared_data_dir
-from qasper_rag.evaluate import question_groups
+from qasper_rag.evaluate.recall import compare_recall
+from qasper_rag.core.env import adapted_dir
+from qasper_rag.papers.data import load_path
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.evaluate.evaluate import question_groups
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -14,11 +14,11 @@ is not changed: the retry lives in this script (it wraps `answer._ask_again` and
 """
 import argparse, json, re
 from pathlib import Path
-import qasper_rag.answer as A
+import qasper_rag.answer.answer as A
 from qasper_rag.app import load_corpus, make_answerer
-from qasper_rag.evaluate import question_groups
-from qasper_rag.metrics import gold_from_corpus, token_f1
-from qasper_rag.prompts import INSTRUCTIONS, parse_output, split_sentences, strip_citations
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.evaluate.metrics import gold_from_corpus, token_f1
+from qasper_rag.answer.prompts import INSTRUCTIONS, parse_output, split_sentences, strip_citations
 from qasper_rag.settings import AnswerSettings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,10 +12,10 @@ import argparse, platform, resource, statistics, time, tracemalloc
 import numpy as np
 import bm25s, rank_bm25  # noqa: F401  (versions)
 from importlib.metadata import version
-from qasper_rag.bm25 import BM25Index, bm25_tokenize, stem
-from qasper_rag.chunking import QasperChunker
-from qasper_rag.data import load_path
-from qasper_rag.env import shared_data_dir
+from qasper_rag.retrieve.bm25 import BM25Index, bm25_tokenize, stem
+from qasper_rag.papers.chunking import QasperChunker
+from qasper_rag.papers.data import load_path
+from qasper_rag.core.env import shared_data_dir
 
 BACKENDS = ("bm25s", "rank_bm25")
 

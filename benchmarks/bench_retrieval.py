@@ -14,9 +14,9 @@ cache folder (`relevance.jsonl`), so a cold start also asks the LLM for every ca
 from __future__ import annotations
 import argparse, platform, resource, statistics, tempfile, time
 import numpy as np
-from qasper_rag.data import load_path
-from qasper_rag.env import shared_data_dir
-from qasper_rag.retrieval import Retriever, get_config
+from qasper_rag.papers.data import load_path
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.retrieve.retrieval import Retriever, get_config
 
 
 def stats(xs: list[float]) -> str:

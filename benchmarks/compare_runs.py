@@ -1,4 +1,4 @@
-"""Two evaluation runs side by side on the questions both finished (`qasper_rag.evaluate.compare_runs`): Answer-F1 and
+"""Two evaluation runs side by side on the questions both finished (`qasper_rag.evaluate.evaluate.compare_runs`): Answer-F1 and
 Evidence-F1 (official semantics) per data file with the paired bootstrap 95% interval of the difference, Unanswerable
 short answers, shown claims and the share the run's own judge supports, median seconds and tokens per question.
 
@@ -14,7 +14,7 @@ evaluation page shows when it lies in the run folder.
 import argparse, json, subprocess
 from pathlib import Path
 from qasper_rag.app import load_corpus
-from qasper_rag.evaluate import compare_runs, question_groups
+from qasper_rag.evaluate.evaluate import compare_runs, question_groups
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

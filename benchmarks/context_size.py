@@ -21,12 +21,12 @@ No answer is generated. Train papers and the dev file only: settings are chosen 
 import argparse, json, statistics, time
 from pathlib import Path
 from qasper_rag.app import load_corpus
-from qasper_rag.chunking import ChunkerConfig
-from qasper_rag.generate import load_generator
-from qasper_rag.stats import bootstrap_ci
-from qasper_rag.packing import passage_sentences
-from qasper_rag.prompts import context_block
-from qasper_rag.retrieval import Retriever, get_config
+from qasper_rag.papers.chunking import ChunkerConfig
+from qasper_rag.core.generate import load_generator
+from qasper_rag.core.stats import bootstrap_ci
+from qasper_rag.retrieve.packing import passage_sentences
+from qasper_rag.answer.prompts import context_block
+from qasper_rag.retrieve.retrieval import Retriever, get_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent/"shared/data/qasper"

@@ -11,11 +11,11 @@ Verification is off (it does not depend on these settings). Train papers only.
 """
 import argparse, json, statistics, time
 from pathlib import Path
-from qasper_rag.answer import Answerer
+from qasper_rag.answer.answer import Answerer
 from qasper_rag.app import load_corpus
-from qasper_rag.generate import LlamaCppGenerator
-from qasper_rag.models import qwen_gguf_path
-from qasper_rag.retrieval import Retriever
+from qasper_rag.core.generate import LlamaCppGenerator
+from qasper_rag.core.models import qwen_gguf_path
+from qasper_rag.retrieve.retrieval import Retriever
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

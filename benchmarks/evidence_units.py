@@ -9,11 +9,11 @@ shown sentences, their citations and the passages sent are all in the records.
 import argparse, json
 from pathlib import Path
 from qasper_rag.app import load_corpus
-from qasper_rag.chunking import ChunkedPaper, ChunkerConfig, QasperChunker
-from qasper_rag.evaluate import question_groups
-from qasper_rag.metrics import gold_from_corpus, score_questions
-from qasper_rag.stats import bootstrap_ci
-from qasper_rag.answer import evidence_paragraphs
+from qasper_rag.papers.chunking import ChunkedPaper, ChunkerConfig, QasperChunker
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.evaluate.metrics import gold_from_corpus, score_questions
+from qasper_rag.core.stats import bootstrap_ci
+from qasper_rag.answer.answer import evidence_paragraphs
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

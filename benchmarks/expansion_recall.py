@@ -27,10 +27,10 @@ expansion and the test papers' chunks were not given questions for it.
 from __future__ import annotations
 import argparse, json, statistics
 import numpy as np
-from qasper_rag.bm25 import BM25Index
-from qasper_rag.data import load_path
-from qasper_rag.recall import question_recall
-from qasper_rag.retrieval import Retriever
+from qasper_rag.retrieve.bm25 import BM25Index
+from qasper_rag.papers.data import load_path
+from qasper_rag.evaluate.recall import question_recall
+from qasper_rag.retrieve.retrieval import Retriever
 
 BUDGETS = (1000, 2000, 4000, 6000)
 

@@ -10,8 +10,8 @@ otherwise it ships as the `fast` preset with these numbers. A plain script: it p
 import argparse, json, statistics
 from pathlib import Path
 from qasper_rag.app import load_corpus
-from qasper_rag.evaluate import compare_runs, question_groups
-from qasper_rag.retrieval import RetrievalConfig
+from qasper_rag.evaluate.evaluate import compare_runs, question_groups
+from qasper_rag.retrieve.retrieval import RetrievalConfig
 from qasper_rag.settings import RUN_PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]

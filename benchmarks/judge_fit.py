@@ -11,9 +11,9 @@ asks the model once per window (about two minutes on two cores, cold).
 """
 import argparse
 from pathlib import Path
-from qasper_rag.evaluate import question_groups
-from qasper_rag.generate import load_generator
-from qasper_rag.judges import GroundedJudge, check_labels, read_label_items
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.core.generate import load_generator
+from qasper_rag.answer.judges import GroundedJudge, check_labels, read_label_items
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

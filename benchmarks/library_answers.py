@@ -16,10 +16,10 @@ can be spread over sessions. The summary covers every answer in --out.
 from __future__ import annotations
 import argparse, json, time
 from pathlib import Path
-from qasper_rag.chunking import chunk_paper_id
-from qasper_rag.env import shared_data_dir
-from qasper_rag.evaluate import question_groups
-from qasper_rag.routing import wrong_paper_summary
+from qasper_rag.papers.chunking import chunk_paper_id
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.evaluate.routing import wrong_paper_summary
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -31,7 +31,7 @@ def main():
     a = ap.parse_args()
     from tqdm.auto import tqdm
     from qasper_rag.app import make_answerer
-    from qasper_rag.library import Library, LibraryAnswerer, MANIFEST
+    from qasper_rag.answer.library import Library, LibraryAnswerer, MANIFEST
     from qasper_rag.settings import AnswerSettings
     root, out = Path(a.library), Path(a.out)
     lib = Library(root, create=not (root / MANIFEST).exists())

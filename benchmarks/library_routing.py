@@ -1,5 +1,5 @@
 """Routing across a library of the shared QASPER papers: every shared paper is added to one library
-(`qasper_rag.library.measure_library`), and each shared question is routed to papers as `qasper-rag ask --library`
+(`qasper_rag.answer.library.measure_library`), and each shared question is routed to papers as `qasper-rag ask --library`
 does. Printed and written (--out, JSON): right paper first / among the first 3 and 5, the share of confident routes
 and how often they are right, by file (the 10 train papers, the 47 test papers) and overall; beside it, the
 open-domain baseline: how often the right paper is among the passages of `scope="corpus"` retrieval at the same
@@ -15,9 +15,9 @@ The library goes to a temporary folder unless --library names one (an existing o
 from __future__ import annotations
 import argparse, json, tempfile
 from pathlib import Path
-from qasper_rag.env import shared_data_dir
-from qasper_rag.library import ROUTE_VOTES
-from qasper_rag.routing import measure_library
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.answer.library import ROUTE_VOTES
+from qasper_rag.evaluate.routing import measure_library
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

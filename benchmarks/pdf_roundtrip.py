@@ -7,7 +7,7 @@ A plain script: it prints numbers and checks nothing. Run from the project root:
     .venv/bin/python benchmarks/pdf_roundtrip.py [--typesetter latex|reportlab] [--out FILE.json] [--config offline-2k]
                                                 [--cache DIR] [--font FILE] [--limit N] [--no-recall]
 
-Two typesetters: `latex` (qasper_rag.typeset.typeset_latex: pdflatex, as real papers are made: TeX's hyphenation,
+Two typesetters: `latex` (qasper_rag.papers.typeset.typeset_latex: pdflatex, as real papers are made: TeX's hyphenation,
 floats at the tops of columns, headers on the page number's line; `make tex-deps`) and `reportlab`
 (typeset_pdf: hyphenates far more often, keeps floats beside the paragraph citing them). --out adds this
 typesetter's numbers to a JSON file (one key per typesetter), which the README's sentence is generated from.
@@ -24,15 +24,15 @@ from __future__ import annotations
 import argparse, json, platform, statistics, tempfile, time
 from dataclasses import replace
 from pathlib import Path
-from qasper_rag.chunking import norm_ws
+from qasper_rag.papers.chunking import norm_ws
 from qasper_rag.app import load_corpus
-from qasper_rag.data import FLOAT_PREFIX, Paper, QasperCorpus
-from qasper_rag.env import shared_data_dir
-from qasper_rag.metrics import token_f1
-from qasper_rag.pdf import parse_pdf
-from qasper_rag.typeset import latex_settable, typeset_latex, typeset_pdf
-from qasper_rag.recall import measure_recall
-from qasper_rag.retrieval import Retriever
+from qasper_rag.papers.data import FLOAT_PREFIX, Paper, QasperCorpus
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.evaluate.metrics import token_f1
+from qasper_rag.papers.pdf import parse_pdf
+from qasper_rag.papers.typeset import latex_settable, typeset_latex, typeset_pdf
+from qasper_rag.evaluate.recall import measure_recall
+from qasper_rag.retrieve.retrieval import Retriever
 
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf")
 REFERENCES = [f"Author{i}, A. and Writer, B. 20{10 + i}. A referenced paper, number {i}, on a related topic of the field. "
@@ -82,7 +82,7 @@ def structure(gold: list[Paper], read: list[Paper]) -> dict:
 
 def evidence(gold: list[Paper], read: list[Paper], can_draw) -> dict:
     "(a): gold text evidence found as a paragraph (or the abstract) of the PDF-derived paper, exactly and with token F1 >= 0.9."
-    from qasper_rag.chunking import ChunkedPaper
+    from qasper_rag.papers.chunking import ChunkedPaper
     rows = []
     for g, r in zip(gold, read):
         located = ChunkedPaper(g, [])  # the JSON paper's own mapping: which evidence strings are paragraphs at all

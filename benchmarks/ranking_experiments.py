@@ -5,7 +5,7 @@ A plain script: it prints numbers and checks nothing. Run from the project root:
 
     .venv/bin/python benchmarks/ranking_experiments.py [--data PATH] [--sentences] [--hyde]
 
-Every number is evidence recall (`qasper_rag.recall`) over the shared questions with evidence, at
+Every number is evidence recall (`qasper_rag.evaluate.recall`) over the shared questions with evidence, at
 1,000 / 2,000 / 4,000 / 6,000 tokens (chunker tokens, at most 20 passages, paper order), on the
 `offline` ranking (BM25 + MiniLM reading whole chunks, RRF k=60) unless said otherwise:
 
@@ -21,17 +21,17 @@ Every number is evidence recall (`qasper_rag.recall`) over the shared questions 
 - `--hyde`: a hypothetical passage from Qwen2.5-Coder-1.5B for every question (about 2 s each),
   as a dense and a BM25 list beside the question's own.
 
-The LLM reranker is measured through the real path in `nbs/22_ablations.ipynb`.
+The LLM reranker is measured through the real path in `nbs/pages/22_ablations.ipynb`.
 """
 from __future__ import annotations
 import argparse, collections, re, statistics
 import numpy as np
-from qasper_rag.chunking import ChunkerConfig
+from qasper_rag.papers.chunking import ChunkerConfig
 from qasper_rag.app import load_corpus
-from qasper_rag.env import shared_data_dir
-from qasper_rag.packing import pack, rrf
-from qasper_rag.recall import question_recall
-from qasper_rag.retrieval import Retriever, get_config
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.retrieve.packing import pack, rrf
+from qasper_rag.evaluate.recall import question_recall
+from qasper_rag.retrieve.retrieval import Retriever, get_config
 
 BUDGETS = (1000, 2000, 4000, 6000)
 
@@ -113,7 +113,7 @@ def main():
 
     # learned fusion: train on one split, test on the other
     from sklearn.linear_model import LogisticRegression
-    from qasper_rag.bm25 import bm25_tokenize
+    from qasper_rag.retrieve.bm25 import bm25_tokenize
     num = re.compile(r"\b(how (many|much|big|large|well)|size|score|accuracy|performance|result|improve|outperform|compare)", re.I)
     data = re.compile(r"\b(data ?set|corpus|corpora|data)\b", re.I)
     def features(p, q, res):
@@ -128,7 +128,7 @@ def main():
              for k, c in enumerate(ids) for ch in [cp.by_id[c]] for fl in [ch.kind in ("table", "figure")]]
         return ids, np.array(X, float), np.array([c in gold for c in ids])
     from pathlib import Path
-    from qasper_rag.data import load_path
+    from qasper_rag.papers.data import load_path
     train_files = sorted(Path(a.data).glob("*train*")) if Path(a.data).is_dir() else []
     train_ids = {p.id for f in train_files for p in load_path(f)}
     if not train_ids or len(train_ids) == len(corpus): print("\nlearned fusion skipped: no train/test split in --data")
@@ -145,7 +145,7 @@ def main():
         t.show("learned fusion (14 features)")
 
     if a.sentences:
-        from qasper_rag.crag import sentences
+        from qasper_rag.retrieve.crag import sentences
         emb, t = r.embedder, Table()
         for p, q, res in items:
             idx = r.index(p); qv = res.query_vector
@@ -156,8 +156,8 @@ def main():
         t.show("best sentence")
 
     if a.hyde:
-        from qasper_rag.generate import load_generator
-        from qasper_rag.retrieval import HYDE_PROMPT
+        from qasper_rag.core.generate import load_generator
+        from qasper_rag.retrieve.retrieval import HYDE_PROMPT
         gen, emb, t = load_generator("qwen-1.5b"), r.embedder, Table()
         for p, q, res in items:
             idx = r.index(p)

@@ -22,19 +22,19 @@ the cited passages that hold the shown sentences) of the run and the replay are 
 import argparse, json, shutil
 from pathlib import Path
 from tqdm.auto import tqdm
-from qasper_rag.answer import UNANSWERABLE, _as_written, _finish_sentences, evidence_paragraphs
-from qasper_rag.answering import AnswersJudge, asks_for
-from qasper_rag.chunking import ChunkedPaper
-from qasper_rag.chunking import ChunkerConfig, QasperChunker
+from qasper_rag.answer.answer import UNANSWERABLE, _as_written, _finish_sentences, evidence_paragraphs
+from qasper_rag.answer.answering import AnswersJudge, asks_for
+from qasper_rag.papers.chunking import ChunkedPaper
+from qasper_rag.papers.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.app import load_corpus
-from qasper_rag.evaluate import question_groups
-from qasper_rag.generate import load_generator
-from qasper_rag.judges import GroundedJudge
-from qasper_rag.prompts import check_citations, parse_output
-from qasper_rag.short_eval import run_passages
-from qasper_rag.metrics import gold_from_corpus, score_questions, token_f1
-from qasper_rag.stats import bootstrap_ci
-from qasper_rag.verify import Verifier, agree_short_answer
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.core.generate import load_generator
+from qasper_rag.answer.judges import GroundedJudge
+from qasper_rag.answer.prompts import check_citations, parse_output
+from qasper_rag.evaluate.short_eval import run_passages
+from qasper_rag.evaluate.metrics import gold_from_corpus, score_questions, token_f1
+from qasper_rag.core.stats import bootstrap_ci
+from qasper_rag.answer.verify import Verifier, agree_short_answer
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

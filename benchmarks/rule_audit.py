@@ -26,15 +26,15 @@ audited here: citation placeholders removed from short answers (2a216d7, 'GloVe,
 """
 import argparse, json, re
 from pathlib import Path
-from qasper_rag.answer import UNANSWERABLE
+from qasper_rag.answer.answer import UNANSWERABLE
 from qasper_rag.app import load_corpus
-from qasper_rag.chunking import ChunkerConfig, QasperChunker
-from qasper_rag.evaluate import question_groups
-from qasper_rag.metrics import gold_from_corpus, token_f1
-from qasper_rag.stats import bootstrap_ci
-from qasper_rag.prompts import parse_output, usable_short_answer
-from qasper_rag.short import first_line, method_clause, passage_span, rebind_number, short_answer_problem, without_citations
-from qasper_rag.short_eval import agreed_with_record
+from qasper_rag.papers.chunking import ChunkerConfig, QasperChunker
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.evaluate.metrics import gold_from_corpus, token_f1
+from qasper_rag.core.stats import bootstrap_ci
+from qasper_rag.answer.prompts import parse_output, usable_short_answer
+from qasper_rag.answer.short import first_line, method_clause, passage_span, rebind_number, short_answer_problem, without_citations
+from qasper_rag.evaluate.short_eval import agreed_with_record
 
 RULES = {"citations": "citation placeholders removed from the short answer"}
 _ASKED = re.compile(r"^(?:short answer asked separately; )?short answer '(.*)' ([a-z ]+): asked again(?: -> '(.*)'|, no better \('(.*)'\))$", re.S)

@@ -6,7 +6,7 @@ A plain script: it prints numbers and checks nothing. Run from the project root 
     .venv/bin/python benchmarks/short_answers.py [--run reports/offline-full] [--data FOLDER] [--out FILE]
 
 For every question of the run, the passages it sent go to the embedded model with the concise instruction of
-`qasper_rag.prompts.short_answer_messages` alone (`qasper_rag.short.plain_short_answers`: a plain retrieve-and-prompt
+`qasper_rag.answer.prompts.short_answer_messages` alone (`qasper_rag.answer.short.plain_short_answers`: a plain retrieve-and-prompt
 baseline on the same context), appended to `--out` (default: plain_short.jsonl in the run folder, which the
 evaluation page reads), so an interrupted replay resumes. Then Answer-F1 (official semantics) by the questions' type:
 - `run`: the run's short answers (after verification and agreement with the verified answer);
@@ -26,11 +26,11 @@ Every variant is scored on the replayed questions only (all of them once the rep
 """
 import argparse, json, statistics
 from pathlib import Path
-from qasper_rag.chunking import ChunkerConfig, QasperChunker
+from qasper_rag.papers.chunking import ChunkerConfig, QasperChunker
 from qasper_rag.app import load_corpus
-from qasper_rag.evaluate import question_groups
-from qasper_rag.metrics import gold_from_corpus
-from qasper_rag.short_eval import asked_again, f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
+from qasper_rag.evaluate.evaluate import question_groups
+from qasper_rag.evaluate.metrics import gold_from_corpus
+from qasper_rag.evaluate.short_eval import asked_again, f1_by_type, plain_short_answers, retyped_short_answers, run_passages, short_variants
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -51,7 +51,7 @@ out = Path(a.out or run/"plain_short.jsonl")
 have = {json.loads(l)["question_id"] for l in open(out)} if out.exists() else set()
 gen = None
 if any(l["question_id"] not in have for l in lines):
-    from qasper_rag.generate import load_generator
+    from qasper_rag.core.generate import load_generator
     gen = load_generator("qwen-1.5b", n_threads=a.threads)
 plain = plain_short_answers(lines, passages_of, gen, out)
 typed_out = Path(a.typed_out or run/"typed_short.jsonl")
@@ -61,7 +61,7 @@ if staged := asked_again(lines):  # the run went through the stage: replaying it
 else:
     try: retyped = retyped_short_answers(lines, passages_of, None, typed_out)
     except ValueError:  # some second asks are not on file yet: the model is needed
-        from qasper_rag.generate import load_generator
+        from qasper_rag.core.generate import load_generator
         retyped = retyped_short_answers(lines, passages_of, gen or load_generator("qwen-1.5b", n_threads=a.threads), typed_out)
 
 variants = short_variants(lines, plain, passages_of, retyped)

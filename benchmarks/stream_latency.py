@@ -15,12 +15,12 @@ from data/cache is built then, and counted), then the model's first piece of tex
 """
 from __future__ import annotations
 import argparse, time
-from qasper_rag.env import shared_data_dir
+from qasper_rag.core.env import shared_data_dir
 
 
 def timed_answer(answerer, paper, question: str, t0: float) -> dict:
     "Seconds from `t0` to the first `Passages`, the first `Text` and `Done` of one streamed answer, with the record's own timings."
-    from qasper_rag.answer import Done, Passages, Text
+    from qasper_rag.answer.answer import Done, Passages, Text
     seen = {}
     for e in answerer.stream(paper, question):
         kind = {Passages: "first_passage", Text: "first_token", Done: "done"}.get(type(e))

@@ -16,8 +16,8 @@ alone: issue 42 asks that the sentences alone be judged supported for at least 8
 """
 import argparse, csv, json, re
 from pathlib import Path
-from qasper_rag.judges import GROUNDED_MIN_COVERAGE, GROUNDED_WINDOW, grounding
-from qasper_rag.verify import supporting_sentences
+from qasper_rag.answer.judges import GROUNDED_MIN_COVERAGE, GROUNDED_WINDOW, grounding
+from qasper_rag.answer.verify import supporting_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -30,9 +30,9 @@ p.add_argument("--threads", type=int, default=2)
 a = p.parse_args()
 judge = None
 if a.judge:
-    from qasper_rag.generate import load_generator
-    from qasper_rag.judges import GroundedJudge
-    from qasper_rag.entailment import judge_claim
+    from qasper_rag.core.generate import load_generator
+    from qasper_rag.answer.judges import GroundedJudge
+    from qasper_rag.answer.entailment import judge_claim
     Path(a.cache).parent.mkdir(parents=True, exist_ok=True)
     judge = GroundedJudge(load_generator("qwen-1.5b", n_threads=a.threads), cache=a.cache)
 

@@ -15,11 +15,11 @@ Docs: https://qasper-rag.github.io/qasper_rag/app.html.md"""
 from __future__ import annotations
 import dataclasses, statistics
 from pathlib import Path
-from .data import QasperCorpus, QasperDataError, load_qasper
-from .chunking import ChunkedPaper, QasperChunker, evidence_report
-from .tables import TableReport, attach_bodies, read_table_dir
+from .papers.data import QasperCorpus, QasperDataError, load_qasper
+from .papers.chunking import ChunkedPaper, QasperChunker, evidence_report
+from .papers.tables import TableReport, attach_bodies, read_table_dir
 from .settings import AnswerSettings, RunSettings
-from .env import env, environment
+from .core.env import env, environment
 
 # %% auto #0
 __all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_answerer', 'run_eval',
@@ -50,7 +50,7 @@ def load_corpus(data: str | None, # QASPER file or folder (None: `load_qasper`'s
     if tdir is not None and not tdir.is_dir(): raise QasperDataError(f"{tdir}: no such table folder (--tables)")
     bodies = read_table_dir(tdir) if tdir else []
     if arxiv:
-        from qasper_rag.latex import arxiv_table_bodies
+        from qasper_rag.papers.latex import arxiv_table_bodies
         bodies += arxiv_table_bodies(corpus)
     if not bodies and tdir is None: return corpus, None
     papers, report = attach_bodies(list(corpus), bodies)
@@ -60,14 +60,14 @@ def load_corpus(data: str | None, # QASPER file or folder (None: `load_qasper`'s
 def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text layer)
                password: str = "", # the user password of an encrypted PDF (--password)
               ) -> QasperCorpus:
-    "A one-paper corpus read from a PDF (`qasper_rag.pdf.load_pdf`: the paper's id is the file name without `.pdf`)."
-    from qasper_rag.pdf import load_pdf
+    "A one-paper corpus read from a PDF (`qasper_rag.papers.pdf.load_pdf`: the paper's id is the file name without `.pdf`)."
+    from qasper_rag.papers.pdf import load_pdf
     return QasperCorpus([load_pdf(path, password=password)], str(path))
 
 def tex_corpus(path: str | Path, # a paper's LaTeX source: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file
               ) -> QasperCorpus:
-    "A one-paper corpus read from a LaTeX source (`qasper_rag.tex.load_tex`: the paper's id is the file or folder name without extensions)."
-    from qasper_rag.tex import load_tex
+    "A one-paper corpus read from a LaTeX source (`qasper_rag.papers.tex.load_tex`: the paper's id is the file or folder name without extensions)."
+    from qasper_rag.papers.tex import load_tex
     return QasperCorpus([load_tex(path)], str(path))
 
 # %% ../nbs/89_app.ipynb #b2925252
@@ -104,19 +104,19 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
                   cache_dir=None, # the retriever's cache of vectors and indexes (None: data/cache; a library: its own)
                  ):
     "Load the generator, a retriever whose budget is counted with the generator's tokenizer, and the verifier."
-    from qasper_rag.answer import Answerer
-    from qasper_rag.generate import load_generator
-    from qasper_rag.retrieval import Retriever
+    from qasper_rag.answer.answer import Answerer
+    from qasper_rag.core.generate import load_generator
+    from qasper_rag.retrieve.retrieval import Retriever
     s = settings.resolved()
     try: cfg = s.retrieval_config()
     except ValueError as e: raise QasperDataError(str(e)) from None
     kw = {"n_threads": s.threads} if s.threads and not s.generator.startswith("openai:") else {}
     gen = load_generator(s.generator, install=s.install, **kw)
     shared = gen if cfg.llm_rerank == s.generator else None  # one model in memory when it also reranks
-    from qasper_rag.judges import load_judge
-    from qasper_rag.verify import Verifier
+    from qasper_rag.answer.judges import load_judge
+    from qasper_rag.answer.verify import Verifier
     j = judge if judge is not None else load_judge(s.verify, gen)
-    from qasper_rag.answering import AnswersJudge, GATE_THRESHOLD  # a shown sentence must also answer (its form), quotes ranked by the generator
+    from qasper_rag.answer.answering import AnswersJudge, GATE_THRESHOLD  # a shown sentence must also answer (its form), quotes ranked by the generator
     answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, GATE_THRESHOLD, cache=getattr(j, "cache", None))
     return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
                     verifier=None if j is None else Verifier(j, gen, answers=answers))
@@ -128,15 +128,15 @@ def run_eval(out: str | Path, # the run folder (a run with the same settings the
              progress: bool = True, # show a progress bar
             ) -> dict:
     "Load the data, the answerer and the judge once, then `evaluate` into `out`; the resolved settings and the environment go into run.json."
-    from qasper_rag.evaluate import code_version, evaluate
-    from qasper_rag.judges import load_judge, judge_name
+    from qasper_rag.evaluate.evaluate import code_version, evaluate
+    from qasper_rag.answer.judges import load_judge, judge_name
     from qasper_rag import __version__
     s = settings.resolved()
     corpus, _ = load_corpus(s.data, s.split, s.tables, s.use_tables, s.arxiv)
     ans = make_answerer(dataclasses.replace(s.answer, verify="none"), corpus)
     j = load_judge(s.judge, ans.gen, cache=Path(out)/"judge_cache.jsonl")
     if s.answer.verify != "none":  # the same judge object when the specs agree: one cache, one count of calls
-        from qasper_rag.verify import Verifier
+        from qasper_rag.answer.verify import Verifier
         ans.verifier = Verifier(j if s.answer.verify == s.judge else load_judge(s.answer.verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
     recorded = {"config": s.answer.retrieval, "retrieval": ans.retriever.config.to_dict(), "generator": s.answer.generator, "model": ans.gen.name,
                 "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none",
@@ -151,9 +151,9 @@ def run_retriever(run_dir: str | Path, # an evaluation run folder (its run.json)
                   cache_dir=None, # the retriever's cache of vectors and indexes (None: data/cache)
                  ):
     "The retriever a run used: its recorded retrieval settings, the budget counted with its generator's tokenizer (the same passages are sent)."
-    from qasper_rag.evaluate import RunDir
-    from qasper_rag.generate import load_generator
-    from qasper_rag.retrieval import RetrievalConfig, Retriever
+    from qasper_rag.evaluate.evaluate import RunDir
+    from qasper_rag.core.generate import load_generator
+    from qasper_rag.retrieve.retrieval import RetrievalConfig, Retriever
     run = RunDir(run_dir).settings()
     if not run or "retrieval" not in run:
         raise FileNotFoundError(f"{run_dir}: no run.json with retrieval settings; give the folder of an evaluation run (qasper-rag eval --out DIR)")

@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Callable, Sequence
 import numpy as np
 from tqdm.auto import tqdm
-from .chunking import QasperChunker
-from .data import Paper, QasperCorpus, load_path
-from .env import shared_data_dir
-from .stats import percentiles
-from .evaluate import _peak_rss_mb  # the peak as an evaluation run records it (MB on Linux and macOS)
+from .papers.chunking import QasperChunker
+from .papers.data import Paper, QasperCorpus, load_path
+from .core.env import shared_data_dir
+from .core.stats import percentiles
+from .evaluate.evaluate import _peak_rss_mb  # the peak as an evaluation run records it (MB on Linux and macOS)
 
 # %% auto #0
 __all__ = ['QUANT_TYPES', 'SECTIONS', 'FULL', 'QUICK', 'rss_mb', 'best_of', 'slope', 'bench_chunking', 'bench_index',
@@ -83,7 +83,7 @@ def bench_index(papers: Sequence[Paper], # the papers whose chunks are indexed
                 repeats: int = 2, # timings of each; the fastest counts
                ) -> dict:
     "Dense index build time (fresh cache and folder) against the raw encoder's time on the same texts, and the reload time."
-    from qasper_rag.dense import VectorCache, build_index
+    from qasper_rag.retrieve.dense import VectorCache, build_index
     if not hasattr(embedder, "model"): raise TypeError(f"{embedder!r} has no raw encoder (.model) to compare with")
     chunker = chunker or QasperChunker()
     chunks = [c for p in papers for c in chunker(p)]
@@ -113,7 +113,7 @@ def bench_retrieval(corpus: QasperCorpus, # the papers and their questions
                     progress: bool = False, # a progress bar per pass
                    ) -> dict:
     "Retrieval latency per question: cold (each paper's first question, index built from an empty cache) and warm (all questions again), with warm stage times."
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     qs = _questions(corpus, limit)
     with tempfile.TemporaryDirectory() as tmp:
         r = Retriever(get_config(config), cache_dir=tmp)
@@ -139,7 +139,7 @@ def bench_memory(data: str | Path, # QASPER file or folder
                  limit: int | None = None, # the first `limit` questions
                 ) -> dict:
     "Resident memory after each question of a retrieval pass, and its growth per paper (all, and the second half) and per question."
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     start = rss_mb()
     qs = _questions(load_path(data), limit)
     with tempfile.TemporaryDirectory() as tmp:
@@ -222,8 +222,8 @@ def bench_formats(src: str | Path, # the shipped GGUF
                   **rates, # passed to `model_rates`
                  ) -> list[dict]:
     "Prefill and decode rates and file size of the model in each weight format."
-    from qasper_rag.generate import LlamaCppGenerator
-    from qasper_rag.models import default_model_dir
+    from qasper_rag.core.generate import LlamaCppGenerator
+    from qasper_rag.core.models import default_model_dir
     out = []
     for k in kinds:
         path = quantized(src, k, folder or default_model_dir()/"bench", threads)
@@ -282,9 +282,9 @@ def bench_context(corpus: QasperCorpus, # papers and their questions with eviden
                   reference: int = 2000, # the budget an adaptive rule must match (within 0.01 recall on train)
                  ) -> dict:
     "Evidence recall against context tokens: fixed budgets and adaptive rules, by split; the rule chosen on train; the prefix shared by consecutive questions."
-    from qasper_rag.packing import pack
-    from qasper_rag.recall import question_recall
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.packing import pack
+    from qasper_rag.evaluate.recall import question_recall
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     split = lambda qid: "train" if "train" in groups.get(qid, "") else "test" if "test" in groups.get(qid, "") else "all"
     r = Retriever(get_config("offline-2k").replace(budget=max(budgets)))
     rows = []
@@ -370,7 +370,7 @@ def run_bench(out: str | Path, # folder of bench.json (created)
     if doc.get("quick", quick) != quick: raise ValueError(f"{path} holds a {'quick' if doc['quick'] else 'full'} run: use another folder or force=True")
     doc.update(quick=quick, data=data, machine=machine(), threads=threads)
     doc.setdefault("sections", {})
-    from qasper_rag.dense import load_embedder
+    from qasper_rag.retrieve.dense import load_embedder
     for name in sections or SECTIONS:
         if name in doc["sections"] and not force: continue
         t0 = time.perf_counter()
@@ -383,7 +383,7 @@ def run_bench(out: str | Path, # folder of bench.json (created)
             r = {"formats": bench_formats(src, paper_text(papers[0]), s["formats"], threads=threads, prompt_tokens=s["prompt_tokens"]),
                  "answers": bench_answers(sub, s["answers"], s["generator"], threads, progress)}
         elif name == "context":
-            from qasper_rag.evaluate import question_groups
+            from qasper_rag.evaluate.evaluate import question_groups
             r = bench_context(sub, question_groups(data))
         else: r = bench_scaling(sub, load_embedder("minilm"), s["sizes"], s["kinds"], s["k"], threads=threads, progress=progress)
         doc["sections"][name] = {**r, "seconds": time.perf_counter() - t0}
@@ -407,7 +407,7 @@ def synthetic_vectors(real: np.ndarray, # real unit vectors (rows)
     return out
 
 def _vector_index(kind: str, dim: int, **settings):
-    from qasper_rag.dense import INDEX_VERSION, DenseIndex, ann_params
+    from qasper_rag.retrieve.dense import INDEX_VERSION, DenseIndex, ann_params
     return DenseIndex(None, params={"version": INDEX_VERSION, "embedder": "vectors", "dim": dim, "long_text": "truncate",
                                     "chunker": "", **ann_params(kind, dim, **settings)})
 
@@ -422,8 +422,8 @@ def bench_scaling(corpus: QasperCorpus, # real papers: their chunks are the real
                  ) -> dict:
     "Per corpus size and index kind: build seconds, latency per question, recall of the exact top k, and gold evidence recall at k."
     import faiss
-    from qasper_rag.chunking import ChunkedPaper
-    from qasper_rag.failures import gold_chunks
+    from qasper_rag.papers.chunking import ChunkedPaper
+    from qasper_rag.evaluate.failures import gold_chunks
     faiss.omp_set_num_threads(threads)
     chunker = QasperChunker()
     cps = [ChunkedPaper(p, chunker(p)) for p in corpus]

@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse, dataclasses, json, os, sys
 from pathlib import Path
 from .app import chunk_stats, load_corpus, make_answerer, pdf_corpus, run_eval, tex_corpus
-from .data import QasperCorpus, QasperDataError, load_qasper
-from .chunking import ChunkerConfig, QasperChunker, chunk_paper_id
+from .papers.data import QasperCorpus, QasperDataError, load_qasper
+from .papers.chunking import ChunkerConfig, QasperChunker, chunk_paper_id
 from .settings import AnswerSettings, RunSettings, get_run_settings, RUN_PRESETS
-from .env import env
+from .core.env import env
 
 # %% auto #0
 __all__ = ['COMMANDS', 'positive_int', 'share', 'print_stats', 'print_chunks', 'own_corpus', 'cmd_chunks', 'print_recall',
@@ -92,9 +92,9 @@ def _paper_args(p: argparse.ArgumentParser, required: bool = False):
     "`--paper ID` (a QASPER paper), `--pdf FILE` (a paper read from its PDF) or `--tex PATH` (from its LaTeX source), one of them `required` or neither."
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--paper", help="QASPER paper id")
-    g.add_argument("--pdf", help="a paper's PDF instead of a QASPER paper (read by qasper_rag.pdf.load_pdf; --data and the table options are unused)")
+    g.add_argument("--pdf", help="a paper's PDF instead of a QASPER paper (read by qasper_rag.papers.pdf.load_pdf; --data and the table options are unused)")
     g.add_argument("--tex", help="a paper's LaTeX source instead of a QASPER paper: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file "
-                   "(read by qasper_rag.tex.load_tex; --data and the table options are unused)")
+                   "(read by qasper_rag.papers.tex.load_tex; --data and the table options are unused)")
     p.add_argument("--password", default="", help="the password of an encrypted --pdf (its user password)")
 
 def own_corpus(a: argparse.Namespace) -> QasperCorpus | None:
@@ -134,8 +134,8 @@ def print_recall(r: dict, # `measure_recall` output
 
 def cmd_recall(a: argparse.Namespace) -> int:
     "Evidence recall of a retrieval configuration."
-    from qasper_rag.recall import measure_recall
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.evaluate.recall import measure_recall
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     try: cfg = get_config(a.config)
     except ValueError as e: raise QasperDataError(str(e)) from None
     corpus, _ = load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
@@ -176,10 +176,10 @@ def print_answer(r, # an `AnswerRecord`
             what = s.get("repaired") or ("supported by " + ", ".join(f"Doc {d}" for d in s["citations"]) if s.get("citations") else "")
             w(f"  [{s.get('status')}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
               + (f"\n      {what}" if what else ""))
-    from qasper_rag.short import short_answer_type  # a record older than the field: typed against its cited passages
+    from qasper_rag.answer.short import short_answer_type  # a record older than the field: typed against its cited passages
     w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p['text'] for p in r.passages])}): {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
-    from qasper_rag.show import passages_text
+    from qasper_rag.answer.show import passages_text
     if r.passages: w(passages_text(r, color, full, width, papers))
     t = r.timings
     w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
@@ -192,7 +192,7 @@ def print_stream(events, # `Answerer.stream(paper, question)`'s events
                  **show, # `print_answer`'s options for the checked answer (`color`, `full`)
                 ):
     "Print an answer as it happens: the passages sent, the reply as the model writes it, then the checked answer; returns the record."
-    from qasper_rag.answer import Done, Passages, Text
+    from qasper_rag.answer.answer import Done, Passages, Text
     out, attempt = out or sys.stdout, 0
     w = lambda *a, end="\n": print(*a, file=out, end=end, flush=True)
     for e in events:
@@ -213,7 +213,7 @@ def print_stream(events, # `Answerer.stream(paper, question)`'s events
 def cmd_ask(a: argparse.Namespace) -> int:
     "Answer a question about one paper (a QASPER paper, a PDF or a LaTeX source), or across a library, with cited passages."
     question = " ".join(a.question).strip()
-    from qasper_rag.data import check_question  # empty or over MAX_QUESTION_CHARS: refused before any model loads
+    from qasper_rag.papers.data import check_question  # empty or over MAX_QUESTION_CHARS: refused before any model loads
     check_question(question, 'qasper-rag ask --paper ID "What is the seed lexicon?" (the question after the options)')
     if a.library: return ask_library(a, question)
     if a.papers is not None: raise ValueError("--papers says how many library papers an ambiguous route answers from: use it with --library DIR")
@@ -276,8 +276,8 @@ def write_html(rec, # an `AnswerRecord`
                path: str | Path, # the HTML file to write
               ) -> Path:
     "Write `show.answer_html(rec)` to `path` (whole or not at all) and say where on stderr."
-    from qasper_rag.show import answer_html
-    from qasper_rag.files import atomic_write
+    from qasper_rag.answer.show import answer_html
+    from qasper_rag.core.files import atomic_write
     path = Path(path)
     atomic_write(path, answer_html(rec))
     print(f"wrote {path}", file=sys.stderr)
@@ -343,7 +343,7 @@ def _eval_args(p: argparse.ArgumentParser):
 # %% ../nbs/90_cli.ipynb #c003aeff
 def cmd_score(a: argparse.Namespace) -> int:
     "Official QASPER Answer-F1 and Evidence-F1 of a predictions file."
-    from qasper_rag.metrics import gold_from_corpus, read_predictions, score
+    from qasper_rag.evaluate.metrics import gold_from_corpus, read_predictions, score
     corpus = load_qasper(a.gold)
     preds = read_predictions(a.pred)
     gold = gold_from_corpus(corpus, a.text_evidence_only)
@@ -383,20 +383,20 @@ def print_label_check(r: dict, # `check_labels` output
 
 def cmd_labels(a: argparse.Namespace) -> int:
     "Check a judge against a label file; or export a run's judged sentences for labelling, or read the labels back into the run's kappa."
-    from qasper_rag.evaluate import RunDir, finish_run, question_groups
-    from qasper_rag.judges import export_labelling, check_labels, read_label_items, load_judge
+    from qasper_rag.evaluate.evaluate import RunDir, finish_run, question_groups
+    from qasper_rag.answer.judges import export_labelling, check_labels, read_label_items, load_judge
     if a.check:
         items = read_label_items(a.check)
         gen = None
         if a.judge in ("grounded", "llm"):
-            from qasper_rag.generate import load_generator
+            from qasper_rag.core.generate import load_generator
             gen = load_generator(a.generator, install=a.install, **({"n_threads": a.threads} if a.threads else {}))
         where = question_groups(a.data)  # the data file of each item's question: train and test papers reported apart
         groups = {i.item_id: where[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in where}
         judge = load_judge(a.judge, gen, cache=a.cache)
         r = check_labels(items, judge, groups, progress=not a.json)
         r.pop("verdicts"); details = r.pop("details")
-        from qasper_rag.answering import AnswersJudge, check_answer_labels, read_answer_labels
+        from qasper_rag.answer.answering import AnswersJudge, check_answer_labels, read_answer_labels
         if (answers := read_answer_labels(a.check)):  # the file also labels whether each sentence answers its question
             aj = AnswersJudge(gen, cache=getattr(judge, "cache", None))
             r["answers_kappa"] = check_answer_labels(items, answers, aj, groups)
@@ -444,7 +444,7 @@ def _labels_args(p: argparse.ArgumentParser):
 # %% ../nbs/90_cli.ipynb #693cb42c
 def shared_data_dir_default() -> Path:
     "Every shared QASPER question (../shared/data/qasper/original_format or $QASPER_SHARED)."
-    from qasper_rag.env import shared_data_dir
+    from qasper_rag.core.env import shared_data_dir
     return shared_data_dir()/"original_format"
 
 def cmd_report(a: argparse.Namespace) -> int:
@@ -452,7 +452,7 @@ def cmd_report(a: argparse.Namespace) -> int:
     from qasper_rag.report import full_parameters, make_report
     only = [x.strip() for x in a.only.split(",")] if a.only else None
     root = Path(a.reports) if a.reports else None
-    from qasper_rag.env import project_root
+    from qasper_rag.core.env import project_root
     from qasper_rag.report import smoke_parameters
     out = (root or project_root()/"reports")/a.name
     if a.rerender:  # the pages again from the executed notebooks beside them: nothing runs
@@ -464,7 +464,7 @@ def cmd_report(a: argparse.Namespace) -> int:
         return 0
     if a.smoke: params = smoke_parameters(out)  # each notebook's small default run
     else:
-        from qasper_rag.generate import default_threads  # the generator's own rule, as every command; the notebooks take an int
+        from qasper_rag.core.generate import default_threads  # the generator's own rule, as every command; the notebooks take an int
         params = full_parameters(out, a.data or str(shared_data_dir_default()), a.generator, a.judge, a.config,
                                  a.threads or default_threads(), a.limit)
         if a.sample is not None: params["measurement_bugs"]["sample"] = a.sample
@@ -490,11 +490,11 @@ def _report_args(p: argparse.ArgumentParser):
 def cmd_bench(a: argparse.Namespace) -> int:
     "Measure every stage side by side (`bench.run_bench`, resumable) into a folder, then render its page there."
     from qasper_rag.bench import run_bench
-    from qasper_rag.env import project_root
+    from qasper_rag.core.env import project_root
     from qasper_rag.report import render
     out = Path(a.out or project_root()/"reports"/"bench").resolve()
     sections = [x.strip() for x in a.sections.split(",")] if a.sections else None
-    from qasper_rag.generate import _cpu_count
+    from qasper_rag.core.generate import _cpu_count
     threads = a.threads or _cpu_count()  # a benchmark runs alone: every usable core, as `make demo`
     run_bench(out, sections, a.quick, a.data, threads, a.force, progress=not a.quiet)
     if not a.no_page: print(f"bench: {render('bench', {'bench_dir': str(out)}, out, progress=not a.quiet)}")
@@ -513,7 +513,7 @@ def _bench_args(p: argparse.ArgumentParser):
 # %% ../nbs/90_cli.ipynb #37c3bf09
 def cmd_add(a: argparse.Namespace) -> int:
     "Add PDFs, LaTeX sources and QASPER files to a library, then build its indexes."
-    from qasper_rag.library import Library
+    from qasper_rag.answer.library import Library
     lib = Library(a.library, create=True)
     rows = lib.add(a.paths, progress=not a.quiet, password=a.password)
     changed = any(r.status in ("added", "updated") for r in rows)
@@ -533,7 +533,7 @@ def _add_args(p: argparse.ArgumentParser):
 
 def cmd_library(a: argparse.Namespace) -> int:
     "List a library's papers: id, kind, title and what parsing recovered."
-    from qasper_rag.library import Library
+    from qasper_rag.answer.library import Library
     lib = Library(a.library)
     if a.json: print(json.dumps(lib.manifest, indent=1)); return 0
     for pid in lib.paper_ids:
@@ -551,7 +551,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
                 question: str, # the question
                ) -> int:
     "`ask --library`: route to papers (or take `--paper`), answer from the first (the first three for an ambiguous route), name the paper of each cited passage."
-    from qasper_rag.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict, sentences_by_paper
+    from qasper_rag.answer.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict, sentences_by_paper
     if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
     lib = Library(a.library)
     if a.paper: lib.paper(a.paper)  # an unknown id stops here, before any model loads
@@ -570,8 +570,8 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
 # %% ../nbs/90_cli.ipynb #b4c04ad0
 def cmd_adapt(a: argparse.Namespace) -> int:
     "Generate questions from the papers' chunks, filter them by round trip, mine hard negatives, train the bi-encoder and the cross-encoder."
-    from qasper_rag.adapt import AdaptConfig, adapt
-    from qasper_rag.env import shared_data_dir
+    from qasper_rag.retrieve.adapt import AdaptConfig, adapt
+    from qasper_rag.core.env import shared_data_dir
     data = a.data or str(shared_data_dir()/"original_format")
     given = {k: v for k, v in (("generator", a.generator), ("max_chunks", a.max_chunks), ("questions_per_chunk", a.questions_per_chunk),
                                ("epochs", a.epochs), ("cross_epochs", a.cross_epochs), ("batch_size", a.batch_size), ("seed", a.seed),

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json, re, time
 from pathlib import Path
 from typing import Mapping, Sequence
-from .env import project_root
+from .core.env import project_root
 
 # %% auto #0
 __all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'LEAD_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters',
@@ -36,9 +36,9 @@ __all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'LEAD_TAG', 'HIDDEN_INPUT_TAGS'
            'page_source', 'to_html', 'render', 'rerender', 'write_index', 'index_html', 'make_report']
 
 # %% ../nbs/20_report.ipynb #75b14773
-NOTEBOOKS = {"eval_run": "21_eval_run.ipynb", "ablations": "22_ablations.ipynb", "table_vs_text": "23_table_vs_text.ipynb",
-             "measurement_bugs": "24_measurement_bugs.ipynb", "failures": "25_failures.ipynb"}
-PAGES = {**NOTEBOOKS, "bench": "26_bench.ipynb", "library": "27_library.ipynb", "adapt": "28_adapt.ipynb"}  # every page `render` knows; the bench, library and adaptation pages have their own commands (`qasper-rag bench`, `make library`, `make adapt-page`)
+NOTEBOOKS = {"eval_run": "pages/21_eval_run.ipynb", "ablations": "pages/22_ablations.ipynb", "table_vs_text": "pages/23_table_vs_text.ipynb",
+             "measurement_bugs": "pages/24_measurement_bugs.ipynb", "failures": "evaluate/25_failures.ipynb"}  # paths under nbs/
+PAGES = {**NOTEBOOKS, "bench": "pages/26_bench.ipynb", "library": "pages/27_library.ipynb", "adapt": "pages/28_adapt.ipynb"}  # every page `render` knows; the bench, library and adaptation pages have their own commands (`qasper-rag bench`, `make library`, `make adapt-page`)
 
 def full_parameters(out: str | Path, # the report folder: the run folder and every notebook's outputs
                     data: str | None = None, # QASPER file or folder (None: each notebook's default, the shared papers)

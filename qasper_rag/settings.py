@@ -16,7 +16,7 @@ import dataclasses, json, os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
-from .env import env
+from .core.env import env
 
 # %% auto #0
 __all__ = ['RUN_PRESETS', 'AnswerSettings', 'RunSettings', 'get_run_settings']
@@ -42,7 +42,7 @@ class AnswerSettings:
 
     def retrieval_config(self):
         "The `RetrievalConfig` that `retrieval` names."
-        from qasper_rag.retrieval import get_config
+        from qasper_rag.retrieve.retrieval import get_config
         return get_config(self.retrieval)
 
     @classmethod

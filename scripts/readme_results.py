@@ -5,8 +5,8 @@ measurements: the report's run, adaptation, speed, library, PDF round trip) and 
 """
 import json, re, sys
 from pathlib import Path
-from qasper_rag.evaluate import answered_by, run_metrics, question_groups
-from qasper_rag.data import load_path
+from qasper_rag.evaluate.evaluate import answered_by, run_metrics, question_groups
+from qasper_rag.papers.data import load_path
 CHECK = "--check" in sys.argv  # compare with the committed files instead of writing them; exit 1 when they differ
 sys.argv = [a for a in sys.argv if a != "--check"]
 run = Path(sys.argv[1] if len(sys.argv) > 1 else 'reports/offline-full')
@@ -189,7 +189,7 @@ if cs.is_file() or dec.is_file() or FAST:
 routing = Path('reports/library/routing.json')
 if routing.is_file():
     L = json.loads(routing.read_text()); R, O, C = L['routing'], L['open_domain'], L['routed_context']
-    from qasper_rag.library import FIRST_TURNS as FIRST
+    from qasper_rag.answer.library import FIRST_TURNS as FIRST
     a, te, tr = R['all'], R['by_group']['qasper-test-sample47-1q'], R['by_group']['qasper-train-sample10']
     text = ("A library of one's papers: `qasper-rag add papers/*.pdf 2101.00001.tar.gz --library ~/lib` reads PDFs, LaTeX sources "
             "and QASPER files into a folder with a manifest (each source's path, SHA-256 and parse statistics; unchanged sources are "
@@ -209,7 +209,7 @@ if routing.is_file():
             "(\"What are the results?\") rarely name anything that tells their paper apart.")
     ans = Path('reports/library/answers.jsonl')  # benchmarks/library_answers.py (make library-answers), resumable
     if ans.is_file() and (rows := [json.loads(l) for l in ans.read_text().splitlines() if l.strip()]):
-        from qasper_rag.routing import wrong_paper_summary
+        from qasper_rag.evaluate.routing import wrong_paper_summary
         S = wrong_paper_summary(rows)
         w, wo, wn = S['all'], S['without_notice'], S['with_notice']
         kinds = ["test papers" if "test" in r["group"] else "train papers" for r in rows]
@@ -243,7 +243,7 @@ def expansion_sentence(path: Path) -> str:
 # the adaptation paragraph, from reports/adapt (benchmarks/adapt_recall.py --out, and the run's manifest)
 rec, man = Path('reports/adapt/recall.json'), Path('reports/adapt/manifest.json')
 if rec.is_file() and man.is_file():
-    from qasper_rag.retrieval import PRESETS
+    from qasper_rag.retrieve.retrieval import PRESETS
     R, M = json.loads(rec.read_text()), json.loads(man.read_text())
     C = {c['other']: c for c in (R['comparisons'] if 'comparisons' in R else [R])}
     q, tr, s = M['steps']['questions'], M['steps']['training'], M['settings']

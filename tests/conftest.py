@@ -1,8 +1,8 @@
 """Shared fixtures: the real QASPER sample beside the checkout (../shared/data/qasper). Tests take their examples from the 10
 train papers and the dev file (L-Eval's 18 papers), never from the shared test papers, which are kept for measuring."""
 import pytest
-from qasper_rag.data import load_path
-from qasper_rag.env import shared_data_dir
+from qasper_rag.papers.data import load_path
+from qasper_rag.core.env import shared_data_dir
 
 
 @pytest.fixture(scope="session")

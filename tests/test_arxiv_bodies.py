@@ -6,9 +6,9 @@ import http.server
 import threading
 
 import pytest
-from qasper_rag.chunking import QasperChunker
-from qasper_rag.latex import ArxivSource, RateLimiter, arxiv_table_bodies
-from qasper_rag.tables import attach_bodies
+from qasper_rag.papers.chunking import QasperChunker
+from qasper_rag.papers.latex import ArxivSource, RateLimiter, arxiv_table_bodies
+from qasper_rag.papers.tables import attach_bodies
 
 TEX = r"""\documentclass{article}\begin{document}
 \begin{table}[t]\centering

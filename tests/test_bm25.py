@@ -2,8 +2,8 @@
 import json
 import numpy as np
 import pytest
-from qasper_rag.bm25 import STOPWORDS, BM25Index, bm25_tokenize
-from qasper_rag.chunking import ChunkedPaper, QasperChunker
+from qasper_rag.retrieve.bm25 import STOPWORDS, BM25Index, bm25_tokenize
+from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
 
 BACKENDS, METHODS = ("bm25s", "rank_bm25"), ("lucene", "robertson")
 DOCS = ["BLEU-4 of 27.3 on WMT 2014", "ROUGE-L and BLEU scores", "We tune the learning rate 1e-5 for 3 epochs",

@@ -223,10 +223,10 @@ def answer_page(tmp_path_factory):
     """An answer page (`show.answer_html`) about a PDF the test typesets itself, its record built by the answer path's
     functions from the paper's real chunks: [Doc 1] an introduction passage, [Doc 2] the passage holding the marked sentence."""
     from test_locations import MARKED, typeset
-    from qasper_rag.answer import located, with_support
-    from qasper_rag.chunking import ChunkedPaper, QasperChunker
-    from qasper_rag.pdf import load_pdf
-    from qasper_rag.show import answer_html
+    from qasper_rag.answer.answer import located, with_support
+    from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
+    from qasper_rag.papers.pdf import load_pdf
+    from qasper_rag.answer.show import answer_html
     d = tmp_path_factory.mktemp("answer-page")
     paper = load_pdf(typeset(d / "where.pdf"))
     cp = ChunkedPaper(paper, QasperChunker()(paper))

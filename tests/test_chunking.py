@@ -1,6 +1,6 @@
 """Chunker invariants and evidence mapping on the real shared papers."""
 import pytest
-from qasper_rag.chunking import ABSTRACT, ChunkedPaper, ChunkerConfig, QasperChunker, evidence_report
+from qasper_rag.papers.chunking import ABSTRACT, ChunkedPaper, ChunkerConfig, QasperChunker, evidence_report
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from qasper_rag.chunking import chunk_paper_id
+from qasper_rag.papers.chunking import chunk_paper_id
 
 EXE = shutil.which("qasper-rag", path=str(Path(sys.executable).parent))
 
@@ -57,8 +57,8 @@ def test_malformed_file(tmp_path):
 
 def _my_paper_pdf(path):
     "A two-column PDF of a small paper, typeset with reportlab (a dev dependency)."
-    from qasper_rag.data import Float, Paper, Section
-    from qasper_rag.typeset import typeset_pdf
+    from qasper_rag.papers.data import Float, Paper, Section
+    from qasper_rag.papers.typeset import typeset_pdf
     body = ("Researchers keep their drafts as PDFs, and a reader of such a paper wants answers with the passages they "
             "rest on. We read the columns, headings and captions of the paper back into sections. ") * 30  # two pages
     paper = Paper("x", "Reading My Own Paper", "We ask questions about a paper that exists only as a PDF.",
@@ -143,7 +143,7 @@ def test_ask_json_contract(shared_dir):
     rec = json.loads(r.stdout)
     for key in ("answer", "sentences", "short_answer", "short_answer_type", "passages", "predicted_evidence", "context", "model", "config", "timings"):
         assert key in rec, key
-    from qasper_rag.short import SHORT_TYPES
+    from qasper_rag.answer.short import SHORT_TYPES
     assert rec["short_answer_type"] in SHORT_TYPES and (rec["short_answer_type"] == "missing") == (not rec["short_answer"].strip())
     assert rec["model"].startswith("llama.cpp:") and rec["config"]["retrieval"]["name"] == "bm25-only"
     assert all(set(p) >= {"doc", "chunk_id", "section", "text", "location"} for p in rec["passages"])
@@ -160,7 +160,7 @@ def test_ask_prints_the_passages_before_the_model_has_written(shared_dir, monkey
     reply is printed as written before the checked answer (the real tiny model, in process, wrapped to note what stdout held
     when each call began and returned; the order is checked, not the time)."""
     import contextlib, io
-    from qasper_rag import generate
+    from qasper_rag.core import generate
     from qasper_rag.cli import main
     out, calls, load = io.StringIO(), [], generate.load_generator
     class Noted:
@@ -254,8 +254,8 @@ def test_adapt_writes_questions_and_manifest_and_resumes(shared_dir, tmp_path):
     assert r.returncode == 2 and "other settings (questions_per_chunk)" in r.stderr
     # training: each chunk's questions replaced by one written here that passed the round trip, with another chunk of its
     # paper as the hard negative (what the tiny model writes is not a question often enough to train on)
-    from qasper_rag.data import load_path
-    from qasper_rag.retrieval import Retriever
+    from qasper_rag.papers.data import load_path
+    from qasper_rag.retrieve.retrieval import Retriever
     papers, chunker = load_path(shared_dir / "original_format" / "qasper-train-sample10.json"), Retriever("offline").chunker
     qfile = tmp_path / "run" / "questions.jsonl"
     lines = [json.loads(l) for l in qfile.read_text().splitlines()]

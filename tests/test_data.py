@@ -1,7 +1,7 @@
 """Golden and integration tests of the data layer on the real shared QASPER papers."""
 import json
 import pytest
-from qasper_rag.data import (Answer, QasperDataError, load_path, load_qasper, normalize_split, read_json_objects)
+from qasper_rag.papers.data import (Answer, QasperDataError, load_path, load_qasper, normalize_split, read_json_objects)
 
 
 def test_both_formats_give_identical_records(shared_dir, train10):

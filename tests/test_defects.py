@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from qasper_rag.data import QasperDataError, load_path
+from qasper_rag.papers.data import QasperDataError, load_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "llama_cmake_args.sh"
@@ -22,8 +22,8 @@ class WordOverlap:
 
 
 def test_refine_scores_the_strips_of_a_chunk_with_as_many_sentences_as_chunks():
-    from qasper_rag.crag import CragConfig, apply_crag
-    from qasper_rag.retrieval import _VectorRelevance
+    from qasper_rag.retrieve.crag import CragConfig, apply_crag
+    from qasper_rag.retrieve.retrieval import _VectorRelevance
     question = "which seed lexicon"
     ids, texts = ["a", "b"], ["The seed lexicon has 30 words. Training took two days.", "Another passage about a lexicon."]
     cached = np.array([0.9, 0.5])  # the two packed chunks' cosine scores, both kept
@@ -39,14 +39,14 @@ def test_refine_scores_the_strips_of_a_chunk_with_as_many_sentences_as_chunks():
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from qasper_rag.generate import LlamaCppGenerator, smollm2_gguf_path
+    from qasper_rag.core.generate import LlamaCppGenerator, smollm2_gguf_path
     return LlamaCppGenerator(smollm2_gguf_path(), n_ctx=2048)
 
 
 @pytest.mark.parametrize("question", ["", "   ", "\n\t"])
 def test_answerer_refuses_an_empty_question(train10, smollm2, tmp_path, question):
-    from qasper_rag.answer import Answerer
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.answer.answer import Answerer
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     cfg = dataclasses.replace(get_config("bm25-only"), budget=300)
     ans = Answerer(Retriever(cfg, cache_dir=tmp_path), smollm2, max_tokens=8)
     with pytest.raises(ValueError, match=r"the question is empty: .*ask\(paper, \"What"):
@@ -79,7 +79,7 @@ CPUS = {"avx512, no avx-vnni (AMD EPYC)": "fpu avx avx2 fma f16c bmi2 avx512f av
 
 @pytest.mark.parametrize("cpu", list(CPUS))
 def test_llama_cmake_args_follow_the_cpu_like_the_makefile(tmp_path, cpu):
-    from qasper_rag.generate import llama_cmake_args
+    from qasper_rag.core.generate import llama_cmake_args
     info = tmp_path / "cpuinfo"
     info.write_text(f"processor\t: 0\nflags\t\t: {CPUS[cpu]}\n\nprocessor\t: 1\nflags\t\t: {CPUS[cpu]}\n")
     sh = subprocess.run([str(SCRIPT), str(info)], capture_output=True, text=True, check=True).stdout.strip()
@@ -102,7 +102,7 @@ def test_scripts_name_only_files_that_exist():
 
 def test_every_command_uses_the_generators_thread_rule(smollm2, monkeypatch):
     from qasper_rag.cli import build_parser
-    from qasper_rag.generate import default_threads
+    from qasper_rag.core.generate import default_threads
     monkeypatch.delenv("QASPER_LLM_THREADS", raising=False)
     p = build_parser()
     for argv in (["ask", "--paper", "x", "q?"], ["eval", "--out", "o"], ["labels", "--check", "l.csv"], ["report"]):
@@ -117,7 +117,7 @@ def test_every_command_uses_the_generators_thread_rule(smollm2, monkeypatch):
 
 def test_chunk_stats_reports_the_table_bodies_it_was_given(train10, dev_data):
     from qasper_rag.app import chunk_stats, load_corpus
-    from qasper_rag.chunking import ChunkerConfig, QasperChunker
+    from qasper_rag.papers.chunking import ChunkerConfig, QasperChunker
     from test_cli import run
     data = str(dev_data / "qasper-traindev-leval.json")  # the dev file, tables/ beside it
     corpus, trep = load_corpus(data)
@@ -132,8 +132,8 @@ def test_chunk_stats_reports_the_table_bodies_it_was_given(train10, dev_data):
 
 
 def test_needs_retry_reads_only_the_parsed_reply():
-    from qasper_rag.answer import _needs_retry
-    from qasper_rag.prompts import parse_output
+    from qasper_rag.answer.answer import _needs_retry
+    from qasper_rag.answer.prompts import parse_output
     assert list(inspect.signature(_needs_retry).parameters) == ["parsed"]
     assert _needs_retry(parse_output("BERT.")) == ["no 'Answer:' in the output"]
     assert _needs_retry(parse_output("Reasoning: r\nAnswer: BERT [Doc 1].")) == []  # only the short answer missing: a cheap call

@@ -4,9 +4,9 @@ import hashlib, json, re, shutil
 import numpy as np
 import pytest
 
-from qasper_rag import dense
-from qasper_rag.chunking import Chunk
-from qasper_rag.dense import (DenseIndex, Embedder, Specter2Embedder, VectorCache, build_index, index_name, l2_normalize,
+from qasper_rag.retrieve import dense
+from qasper_rag.papers.chunking import Chunk
+from qasper_rag.retrieve.dense import (DenseIndex, Embedder, Specter2Embedder, VectorCache, build_index, index_name, l2_normalize,
                               load_embedder, specter2_document)
 
 
@@ -112,11 +112,11 @@ def test_minilm_mean_mode(minilm):
     assert v_mean[0] @ q > v_trunc[0] @ q
 
 
-# --- model files (moved to qasper_rag.models, tested in tests/test_models.py) ---------------------
+# --- model files (moved to qasper_rag.core.models, tested in tests/test_models.py) ---------------------
 
 def test_model_file_names_still_importable_from_dense():
-    "Users import these from qasper_rag.dense: they are qasper_rag.models' own objects."
-    from qasper_rag import models
+    "Users import these from qasper_rag.retrieve.dense: they are qasper_rag.core.models' own objects."
+    from qasper_rag.core import models
     names = ["ModelPartsError", "reassemble_parts", "default_model_dir", "mpnet_part_files", "mpnet_path", "MPNET_PARTS",
              "MPNET_SHA256", "MPNET_PIP"]
     assert all(getattr(dense, n) is getattr(models, n) for n in names)
@@ -297,7 +297,7 @@ def test_index_folder_name_follows_settings():
 
 
 def test_real_paper_with_minilm(minilm, corpus, tmp_path):
-    from qasper_rag.chunking import ChunkedPaper, QasperChunker
+    from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
     chunker = QasperChunker()
     paper = corpus.paper("1909.00694")
     chunks = chunker(paper)

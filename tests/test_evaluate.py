@@ -2,9 +2,9 @@
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
-from qasper_rag.evaluate import RunDir, run_metrics
-from qasper_rag.metrics import token_f1
-from qasper_rag.prompts import NO_ANSWER, citation_ids
+from qasper_rag.evaluate.evaluate import RunDir, run_metrics
+from qasper_rag.evaluate.metrics import token_f1
+from qasper_rag.answer.prompts import NO_ANSWER, citation_ids
 
 EVAL = [str(Path(sys.executable).parent / "qasper-rag"), "eval", "--generator", "smollm2", "--judge", "lexical", "--config", "bm25-only",
         "--threads", "1", "--json"]
@@ -93,11 +93,11 @@ def _crowded(train10, k: int = 3):
     request): 900 mathematical letters of four UTF-8 bytes, several byte-level tokens each. Its generation request fails (HTTP 400)
     while the questions around it are in flight."""
     import dataclasses
-    from qasper_rag.data import QasperCorpus
-    from qasper_rag.evaluate import eval_items
+    from qasper_rag.papers.data import QasperCorpus
+    from qasper_rag.evaluate.evaluate import eval_items
     p, q = eval_items(train10)[k]
     long = dataclasses.replace(q, text=q.text + " " + "\U0001D538" * 900)
-    from qasper_rag.data import MAX_QUESTION_CHARS
+    from qasper_rag.papers.data import MAX_QUESTION_CHARS
     assert len(long.text) <= MAX_QUESTION_CHARS
     papers = [dataclasses.replace(x, questions=tuple(long if y.id == q.id else y for y in x.questions)) if x.id == p.id else x for x in train10]
     return QasperCorpus(papers), long
@@ -106,7 +106,7 @@ def _crowded(train10, k: int = 3):
 def _own_question(line: dict, q):
     "A line of records.jsonl and everything in it belong to the line's question: its record, context, recall, verdicts and verification."
     from collections import Counter
-    from qasper_rag.verify import STATUSES
+    from qasper_rag.answer.verify import STATUSES
     rec = line["record"]
     assert (line["question_id"], line["question"], line["paper_id"]) == (q.id, q.text, q.paper_id), line["question_id"]
     assert (rec["question_id"], rec["question"], rec["paper_id"]) == (q.id, q.text, q.paper_id), (q.id, rec["question_id"])
@@ -132,13 +132,13 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
     sequential run of the same questions is the reference), a question whose request fails in flight is recorded as failed for
     itself while the others around it are answered, and every answer request on the wire carries the backend's grammar field."""
     import requests
-    from qasper_rag.answer import Answerer
-    from qasper_rag.evaluate import eval_items, evaluate
-    from qasper_rag.generate import LlamaServer, smollm2_gguf_path
-    from qasper_rag.judges import load_judge
-    from qasper_rag.prompts import answer_grammar
-    from qasper_rag.retrieval import Retriever, get_config
-    from qasper_rag.verify import Verifier
+    from qasper_rag.answer.answer import Answerer
+    from qasper_rag.evaluate.evaluate import eval_items, evaluate
+    from qasper_rag.core.generate import LlamaServer, smollm2_gguf_path
+    from qasper_rag.answer.judges import load_judge
+    from qasper_rag.answer.prompts import answer_grammar
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.answer.verify import Verifier
     corpus, long = _crowded(train10)
     cfg = get_config("bm25-only").replace(name="bm25-600", budget=600)
     sent, send = [], requests.adapters.HTTPAdapter.send
@@ -192,10 +192,10 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
 
 
 def test_concurrency_needs_a_server_generator(train10, tmp_path, monkeypatch):
-    from qasper_rag.answer import Answerer
-    from qasper_rag.evaluate import evaluate
-    from qasper_rag.generate import load_generator
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.answer.answer import Answerer
+    from qasper_rag.evaluate.evaluate import evaluate
+    from qasper_rag.core.generate import load_generator
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     ans = Answerer(Retriever(get_config("bm25-only")), load_generator("smollm2", n_threads=1))
     with pytest.raises(ValueError, match="needs a generator that serves several requests at once"):
         evaluate(train10, ans, None, tmp_path / "r", {"config": "bm25-only"}, limit=1, progress=False, concurrency=2)

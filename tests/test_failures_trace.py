@@ -9,10 +9,10 @@ Examples from the train papers. Needs the shipped Qwen model (its tokenizer), as
 """
 import pytest
 from qasper_rag.app import load_corpus, run_retriever
-from qasper_rag.env import project_root
-from qasper_rag.evaluate import RunDir
-from qasper_rag.failures import TraceMismatch, explore
-from qasper_rag.retrieval import RetrievalConfig, Retriever
+from qasper_rag.core.env import project_root
+from qasper_rag.evaluate.evaluate import RunDir
+from qasper_rag.evaluate.failures import TraceMismatch, explore
+from qasper_rag.retrieve.retrieval import RetrievalConfig, Retriever
 
 RUN = project_root() / "reports" / "offline-full"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import qasper_rag.files as files
-from qasper_rag.data import load_path
-from qasper_rag.files import folder_lock, read_jsonl, stale_temps
-from qasper_rag.library import Library, LibraryError
+import qasper_rag.core.files as files
+from qasper_rag.papers.data import load_path
+from qasper_rag.core.files import folder_lock, read_jsonl, stale_temps
+from qasper_rag.answer.library import Library, LibraryError
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -34,7 +34,7 @@ def sources(tmp_path_factory, shared_dir):
 
 
 ADD = """import sys
-from qasper_rag.library import Library
+from qasper_rag.answer.library import Library
 lib = Library(sys.argv[1], create=True, retrieval="bm25-only")
 rows = lib.add(sys.argv[2:], progress=False)
 print("indexed", lib.index()["chunks"], [r.status for r in rows], flush=True)
@@ -80,8 +80,8 @@ def test_add_killed_at_random_points_leaves_a_library_that_opens_and_finishes(tm
 
 
 SAVE = """import sys, numpy as np
-from qasper_rag.bm25 import BM25Index
-from qasper_rag.dense import DenseIndex, INDEX_VERSION
+from qasper_rag.retrieve.bm25 import BM25Index
+from qasper_rag.retrieve.dense import DenseIndex, INDEX_VERSION
 rng = np.random.default_rng(0)
 dense = DenseIndex(None, params={"version": INDEX_VERSION, "embedder": "vectors", "dim": 64, "long_text": "truncate", "chunker": ""})
 dense.add(rng.normal(size=(30000, 64)).astype(np.float32), [f"c{i}" for i in range(30000)])
@@ -92,8 +92,8 @@ while True:
 
 
 def test_index_saves_killed_at_random_points_never_load_damaged(tmp_path):
-    from qasper_rag.bm25 import BM25Index
-    from qasper_rag.dense import DenseIndex
+    from qasper_rag.retrieve.bm25 import BM25Index
+    from qasper_rag.retrieve.dense import DenseIndex
     ref = None
     for k in range(4):  # each writer saves both indexes again and again over the last one's files; the kill lands in some save
         p = subprocess.Popen([sys.executable, "-c", SAVE, str(tmp_path)], env=ENV, stdout=subprocess.PIPE, text=True)
@@ -111,8 +111,8 @@ def test_index_saves_killed_at_random_points_never_load_damaged(tmp_path):
 
 
 EVAL = """import sys, time
-from qasper_rag.data import load_path
-from qasper_rag.evaluate import evaluate
+from qasper_rag.papers.data import load_path
+from qasper_rag.evaluate.evaluate import evaluate
 sys.path.insert(0, sys.argv[3]); from test_faults import canned_answerer
 evaluate(load_path(sys.argv[1]), canned_answerer(sys.argv[2] + "/cache", delay=float(sys.argv[4])), None, sys.argv[2] + "/run",
          {"config": "bm25-only", "generator": "canned"}, limit=8, progress=False)
@@ -124,20 +124,20 @@ class Canned:
     name, supports_grammar = "canned", False
     def __init__(self, delay: float = 0.0): self.delay = delay
     def generate(self, messages, max_tokens, temperature=0.0, stop=None, grammar=None):
-        from qasper_rag.generate import Generation
+        from qasper_rag.core.generate import Generation
         time.sleep(self.delay)
         return Generation("Reasoning: Doc 1 says it.\nAnswer: The passages describe it [Doc 1].\nShort answer: a seed lexicon", 10, 10, 0.0, "canned", "stop")
     def tokenizer(self): return None
 
 
 def canned_answerer(cache, delay: float = 0.0):
-    from qasper_rag.answer import Answerer
-    from qasper_rag.retrieval import Retriever, get_config
+    from qasper_rag.answer.answer import Answerer
+    from qasper_rag.retrieve.retrieval import Retriever, get_config
     return Answerer(Retriever(get_config("bm25-only"), cache_dir=cache), Canned(delay), max_tokens=40)
 
 
 def test_eval_killed_at_random_points_resumes_without_losing_an_answer(tmp_path, shared_dir):
-    from qasper_rag.evaluate import RunDir, evaluate
+    from qasper_rag.evaluate.evaluate import RunDir, evaluate
     data = shared_dir / "original_format" / "qasper-train-sample10.json"
     records, kept = tmp_path / "run" / "records.jsonl", []
     for k in range(3):
@@ -183,7 +183,7 @@ def _cut(path: Path, keep: float = 0.5):
 
 
 def test_a_damaged_judge_cache_is_read_past_and_keeps_working(tmp_path):
-    from qasper_rag.generate import ProbabilityCache
+    from qasper_rag.core.generate import ProbabilityCache
     f = tmp_path / "judge_cache.jsonl"
     c = ProbabilityCache(f)
     for k in range(5): c.put(f"k{k}", k / 10)
@@ -198,7 +198,7 @@ def test_a_damaged_judge_cache_is_read_past_and_keeps_working(tmp_path):
 
 
 def test_damaged_run_files_are_dropped_said_or_rewritten(tmp_path, shared_dir):
-    from qasper_rag.evaluate import RunDir, evaluate
+    from qasper_rag.evaluate.evaluate import RunDir, evaluate
     data, run = load_path(shared_dir / "original_format" / "qasper-train-sample10.json"), tmp_path / "run"
     go = lambda limit: evaluate(data, canned_answerer(tmp_path / "cache"), None, run, {"config": "bm25-only", "generator": "canned"},
                                 limit=limit, progress=False)
@@ -255,8 +255,8 @@ def test_a_damaged_library_manifest_or_paper_file_is_repaired_saying_what_to_add
 
 
 def test_a_damaged_adapted_model_is_refused_with_what_to_run(tmp_path):
-    from qasper_rag.dense import MODEL_DIR, load_adapted
-    from qasper_rag.files import DamagedFiles
+    from qasper_rag.retrieve.dense import MODEL_DIR, load_adapted
+    from qasper_rag.core.files import DamagedFiles
     weights = os.urandom(4096)
     (tmp_path / MODEL_DIR).mkdir(); (tmp_path / MODEL_DIR / "model.safetensors").write_bytes(weights[:2048])  # a copy cut short
     import hashlib
@@ -279,7 +279,7 @@ def _full_disk_at(monkeypatch, when):
 
 
 def test_a_full_disk_during_eval_loses_nothing_written_and_the_next_run_resumes(tmp_path, shared_dir, monkeypatch):
-    from qasper_rag.evaluate import evaluate
+    from qasper_rag.evaluate.evaluate import evaluate
     data, run = load_path(shared_dir / "original_format" / "qasper-train-sample10.json"), tmp_path / "run"
     go = lambda limit: evaluate(data, canned_answerer(tmp_path / "cache"), None, run, {"config": "bm25-only", "generator": "canned"},
                                 limit=limit, progress=False)
@@ -309,7 +309,7 @@ def test_a_full_disk_during_eval_loses_nothing_written_and_the_next_run_resumes(
 # --- the same PDF twice, a library moved ------------------------------------------------------------------
 
 def test_the_same_pdf_twice_and_a_moved_library(tmp_path, shared_dir):
-    from qasper_rag.typeset import typeset_pdf
+    from qasper_rag.papers.typeset import typeset_pdf
     home = tmp_path / "home"
     lib = Library(home / "lib", create=True, retrieval="bm25-only"); lib.add([], progress=False)  # an empty library, then a PDF put inside it
     paper = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").paper("1909.00694")

@@ -6,17 +6,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from qasper_rag import generate as gen
-from qasper_rag.models import ModelPartsError
-from qasper_rag.generate import (Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer,
+from qasper_rag.core.models import ModelPartsError
+from qasper_rag.core.generate import (Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer,
                                  OpenAIGenerator, free_port, load_generator, normalize_base_url, smollm2_gguf_path,
                                  yes_no_probability)
 
 
-# --- model files (moved to qasper_rag.models, tested in tests/test_models.py) ---------------------
+# --- model files (moved to qasper_rag.core.models, tested in tests/test_models.py) ---------------------
 
 def test_model_file_names_still_importable_from_generate():
-    "The CLI, tests, reports and users import these from qasper_rag.generate: they are qasper_rag.models' own objects."
-    from qasper_rag import models
+    "The CLI, tests, reports and users import these from qasper_rag.core.generate: they are qasper_rag.core.models' own objects."
+    from qasper_rag.core import models
     names = ["ModelPartsError", "PartedFile", "QWEN_1_5B", "QWEN_0_5B", "SMOLLM2_DIST", "SMOLLM2_VERSION", "SMOLLM2_FILE",
              "SMOLLM2_SIZE", "concat_parts", "installed_parts", "pip_install", "gguf_path", "qwen_gguf_path",
              "qwen05_gguf_path", "smollm2_gguf_path"]
@@ -118,8 +118,8 @@ def _same(g: Generation):
 
 
 def _cite_messages():
-    from qasper_rag.chunking import Chunk
-    from qasper_rag.prompts import build_messages
+    from qasper_rag.papers.chunking import Chunk
+    from qasper_rag.answer.prompts import build_messages
     chunk = lambda i, sec, body: Chunk(i, "p", "text", sec, f"Title: T. Section: {sec}. {body}", 10, 0, prefix_chars=len(f"Title: T. Section: {sec}. "))
     return build_messages("Which dataset do they use?", [chunk("p:s0c0", "Data", "We use SQuAD."), chunk("p:s1c0", "Data", "It has 100k questions.")], "T")
 
@@ -128,7 +128,7 @@ def _cite_messages():
 def test_llamacpp_streaming_gives_the_same_generation(small, case):
     """`on_text` gets the reply in pieces while the model writes it; the Generation is the one returned without streaming
     (greedy: text, prompt and completion tokens, finish reason), and the pieces join to its text."""
-    from qasper_rag.prompts import answer_grammar
+    from qasper_rag.answer.prompts import answer_grammar
     kw = {"end of turn": dict(messages=MSG, max_tokens=24), "max_tokens": dict(messages=MSG, max_tokens=3),
           "stop string": dict(messages=MSG, max_tokens=40, stop=["."]),
           "grammar": dict(messages=_cite_messages(), max_tokens=400, grammar=answer_grammar(2)),
@@ -188,8 +188,8 @@ def test_server_generate_matches_in_process(server, small):
 
 
 def test_grammar_constrains_both_backends(server, small):
-    from qasper_rag.chunking import Chunk
-    from qasper_rag.prompts import answer_grammar, build_messages, check_citations, parse_output
+    from qasper_rag.papers.chunking import Chunk
+    from qasper_rag.answer.prompts import answer_grammar, build_messages, check_citations, parse_output
     chunk = lambda i, sec, body: Chunk(i, "p", "text", sec, f"Title: T. Section: {sec}. {body}", 10, 0, prefix_chars=len(f"Title: T. Section: {sec}. "))
     cite = build_messages("Which dataset do they use?", [chunk("p:s0c0", "Data", "We use SQuAD."), chunk("p:s1c0", "Data", "It has 100k questions.")], "T")
     for gen in (small, server.generator(grammar_field="grammar")):
@@ -231,8 +231,8 @@ Short answer: Amazon reviews and Yelp"""
 def test_grammar_lets_a_sentence_that_ends_on_a_number_end(small, question, bodies):
     """SmolLM2 ends these sentences on a number ("... is 15." / "... on MCTest-500."). When the grammar read that period only as
     a decimal point, it went on "15.15.15.15..." / "MCTest-500.25% of ..." to the 200-token cut, uncited and with no short answer."""
-    from qasper_rag.chunking import Chunk
-    from qasper_rag.prompts import SYSTEM_PROMPT, answer_grammar, check_citations, context_block, parse_output
+    from qasper_rag.papers.chunking import Chunk
+    from qasper_rag.answer.prompts import SYSTEM_PROMPT, answer_grammar, check_citations, context_block, parse_output
     ps = [Chunk(f"p:s{k}c0", "p", "text", "Results", f"Title: T. Section: Results. {b}", 10, 0, prefix_chars=len("Title: T. Section: Results. "))
           for k, b in enumerate(bodies)]
     # the prompt as it was when the defect was found (frozen here: the tiny model's reply to a reworded prompt is another test)
@@ -248,7 +248,7 @@ def test_server_streaming_gives_the_same_text(server, small):
     """`on_text` streams the reply as server-sent events (`"stream": true`): the same text as without streaming, in pieces. The
     token counts come from the stream's last chunk when the server sends usage there (vLLM); llama_cpp.server does not: 0."""
     http = server.generator(extra_body={"repeat_penalty": 1.0}, grammar_field="grammar")
-    from qasper_rag.prompts import answer_grammar
+    from qasper_rag.answer.prompts import answer_grammar
     for kw in (dict(messages=MSG, max_tokens=24), dict(messages=MSG, max_tokens=3), dict(messages=_cite_messages(), max_tokens=400, grammar=answer_grammar(2))):
         plain, pieces = http.generate(**kw), []
         streamed = http.generate(**kw, on_text=pieces.append)
@@ -280,7 +280,7 @@ def test_server_generate_many_keeps_order(server):
 
 
 def test_server_down_and_http_errors(server, monkeypatch):
-    import qasper_rag.generate as g
+    import qasper_rag.core.generate as g
     waits = []  # the backoff the client asks for, recorded instead of timed
     monkeypatch.setattr(g.time, "sleep", waits.append)
     port = free_port()  # nothing listens there

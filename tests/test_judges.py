@@ -1,11 +1,11 @@
 """Judges (TRUE on a tiny T5 built here, the LLM Yes/No judge on SmolLM2), the gold-evidence check, agreement and the human label file."""
 import csv
 import pytest
-from qasper_rag.chunking import ChunkedPaper, QasperChunker
-from qasper_rag.judges import (JudgedSentence, LLMJudge, TrueJudge, JudgeUnavailable, agreement, build_tiny_t5,
+from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
+from qasper_rag.answer.judges import (JudgedSentence, LLMJudge, TrueJudge, JudgeUnavailable, agreement, build_tiny_t5,
                                export_labelling, gold_support, load_judge, read_labels, LABEL_COLUMNS)
-from qasper_rag.metrics import answer_citations
-from qasper_rag.stats import cohen_kappa
+from qasper_rag.evaluate.metrics import answer_citations
+from qasper_rag.core.stats import cohen_kappa
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_true_judge_missing_model_says_what_to_do(tmp_path):
 
 
 def test_llm_judge_prompt_roles_and_disk_cache(tmp_path):
-    from qasper_rag.generate import load_generator
+    from qasper_rag.core.generate import load_generator
     gen = load_generator("smollm2", n_ctx=1024)
     j = LLMJudge(gen, cache=tmp_path / "cache.jsonl")
     m = j.messages(premise="We train on 50,000 Amazon reviews.", hypothesis="They train on reviews.")

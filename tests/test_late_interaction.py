@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 import torch
-from qasper_rag.chunking import ChunkedPaper, QasperChunker
-from qasper_rag.late_interaction import (STANDIN_NAME, ColBERTScorer, LateInteractionScorer, RerankResult,
+from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
+from qasper_rag.retrieve.late_interaction import (STANDIN_NAME, ColBERTScorer, LateInteractionScorer, RerankResult,
                                          TokenMaxSimScorer, load_colbert_weights, load_late_interaction, maxsim,
                                          maxsim_batch, rank_by_score, text_key)
 

@@ -1,10 +1,10 @@
-"Golden tests of `qasper_rag.latex`: LaTeX fixtures to exact Markdown, and the fetcher against a real local HTTP server."
+"Golden tests of `qasper_rag.papers.latex`: LaTeX fixtures to exact Markdown, and the fetcher against a real local HTTP server."
 import gzip, io, socket, tarfile, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from qasper_rag.latex import (ArxivError, ArxivSource, Coverage, LatexTable, RateLimiter, caption_similarity, coverage,
+from qasper_rag.papers.latex import (ArxivError, ArxivSource, Coverage, LatexTable, RateLimiter, caption_similarity, coverage,
                               latex_tables, latex_to_text, match_tables, split_caption, strip_comments,
                               tabular_to_markdown, unpack)
 

@@ -2,9 +2,9 @@
 a passage's words are checked against where pdfminer finds those words' glyphs on the page."""
 import pytest
 
-from qasper_rag.chunking import ChunkedPaper, QasperChunker
-from qasper_rag.data import Paper, Section
-from qasper_rag.pdf import load_pdf
+from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
+from qasper_rag.papers.data import Paper, Section
+from qasper_rag.papers.pdf import load_pdf
 
 FILLER = ("Researchers keep their drafts as PDFs, and a reader of such a paper wants answers with the passages they "
           "rest on. We read the columns, headings and captions of the paper back into sections. ")
@@ -13,7 +13,7 @@ MARKED = "The quokka corpus holds seventeen thousand annotated sentences."  # on
 
 def typeset(path):
     "A two-page, two-column PDF whose second section holds the marked sentence (no hyphenation: words stay whole)."
-    from qasper_rag.typeset import typeset_pdf
+    from qasper_rag.papers.typeset import typeset_pdf
     paper = Paper("x", "Where Words Are Printed", "We read a paper back from its PDF with the boxes of its lines.",
                   (Section("Introduction", (FILLER * 30, FILLER * 12)),
                    Section("Data", (FILLER * 2 + MARKED + " " + FILLER, "A short closing paragraph."))))
@@ -84,7 +84,7 @@ def test_pages_of_passages(placed):
 def test_tex_passages_name_their_file_and_line(tmp_path):
     "A passage of a LaTeX e-print names the file and line where its first paragraph starts (an \\input file included)."
     from test_cli import _my_paper_tex
-    from qasper_rag.tex import load_tex
+    from qasper_rag.papers.tex import load_tex
     paper = load_tex(_my_paper_tex(tmp_path))
     cp = ChunkedPaper(paper, QasperChunker()(paper))
     at = {c.id: (cp.location(c.id).file, cp.location(c.id).line, cp.location(c.id).paragraphs) for c in cp.chunks}

@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from qasper_rag.chunking import ChunkedPaper, QasperChunker
-from qasper_rag.data import Answer
-from qasper_rag.metrics import AnswerCitations, Prediction, PredictionsError, Reference, answer_citations, citation_metrics, evidence_f1, fmt_mean, fmt_scores, gold_from_corpus, read_predictions, reference, score, score_questions, token_f1, write_predictions
-from qasper_rag.text import normalize_answer
-from qasper_rag.entailment import Judge, LexicalJudge, content_tokens
-from qasper_rag.stats import bootstrap_ci, cohen_kappa
-from qasper_rag.recall import question_recall
+from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
+from qasper_rag.papers.data import Answer
+from qasper_rag.evaluate.metrics import AnswerCitations, Prediction, PredictionsError, Reference, answer_citations, citation_metrics, evidence_f1, fmt_mean, fmt_scores, gold_from_corpus, read_predictions, reference, score, score_questions, token_f1, write_predictions
+from qasper_rag.core.text import normalize_answer
+from qasper_rag.answer.entailment import Judge, LexicalJudge, content_tokens
+from qasper_rag.core.stats import bootstrap_ci, cohen_kappa
+from qasper_rag.evaluate.recall import question_recall
 
 # ---------------------------------------------------------------- QASPER official metrics
 

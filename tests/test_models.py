@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from qasper_rag import models
-from qasper_rag.models import MPNET_PIP, MPNET_SHA256, QWEN_0_5B, QWEN_1_5B, ModelPartsError, PartedFile, concat_parts, folder_verified, gguf_path, installed_parts, is_verified, mpnet_path, pip_install, qwen_gguf_path, reassemble_parts, stamp_path, write_stamp
-from qasper_rag.files import sha256_file
+from qasper_rag.core import models
+from qasper_rag.core.models import MPNET_PIP, MPNET_SHA256, QWEN_0_5B, QWEN_1_5B, ModelPartsError, PartedFile, concat_parts, folder_verified, gguf_path, installed_parts, is_verified, mpnet_path, pip_install, qwen_gguf_path, reassemble_parts, stamp_path, write_stamp
+from qasper_rag.core.files import sha256_file
 
 
 def touch_later(path: Path, seconds: int = 5):

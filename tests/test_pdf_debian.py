@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from qasper_rag.data import under_ci
-from qasper_rag.pdf import parse_pdf
+from qasper_rag.papers.data import under_ci
+from qasper_rag.papers.pdf import parse_pdf
 
 DOC = Path("/usr/share/doc")
 # pdfTeX 1.40.24 (Debian bookworm's SuiteSparse 5.12 build): a short paper-like guide with an abstract, numbered sections,

@@ -1,5 +1,5 @@
 """Golden tests of output parsing and citation checks (hand-written replies of the kinds models give)."""
-from qasper_rag.prompts import check_citations, citation_report, parse_output, split_sentences, strip_citations
+from qasper_rag.answer.prompts import check_citations, citation_report, parse_output, split_sentences, strip_citations
 
 
 def test_parse_labels_in_any_dress():
@@ -28,8 +28,8 @@ def test_numbers_do_not_split_sentences():
 
 
 def test_short_answer_follow_up_matches_the_question_form_and_shares_the_prefix():
-    from qasper_rag.chunking import Chunk
-    from qasper_rag.prompts import build_messages, context_block, short_answer_messages, usable_short_answer, yes_no_question
+    from qasper_rag.papers.chunking import Chunk
+    from qasper_rag.answer.prompts import build_messages, context_block, short_answer_messages, usable_short_answer, yes_no_question
     assert yes_no_question("Does the paper report macro F1?") and not yes_no_question("What datasets are used?")
     ps = [Chunk("p:s0c0", "p", "text", "Intro", "Title: T. Section: Intro. We use BERT.", 10, 0, prefix_chars=26)]
     yn, span, main = short_answer_messages("Does it use BERT?", ps, "T"), short_answer_messages("Which model?", ps, "T"), build_messages("Which model?", ps, "T")
@@ -49,7 +49,7 @@ import pytest
 @pytest.fixture(scope="module")
 def grammar_accepts():
     "accepts(grammar, text): whether llama.cpp's GBNF engine takes `text` as a whole reply of `grammar`."
-    from qasper_rag.generate import _llama_cpp, smollm2_gguf_path
+    from qasper_rag.core.generate import _llama_cpp, smollm2_gguf_path
     lc = _llama_cpp()
     llm = lc.Llama(model_path=str(smollm2_gguf_path()), vocab_only=True, verbose=False)
     vocab = lc.llama_model_get_vocab(llm._model.model)
@@ -73,7 +73,7 @@ def reply(answer: str, short: str = "7.3/4.6") -> str:
 
 
 def test_answer_grammar_every_sentence_cites(grammar_accepts):
-    from qasper_rag.prompts import NO_ANSWER, answer_grammar
+    from qasper_rag.answer.prompts import NO_ANSWER, answer_grammar
     g = answer_grammar(7)
     assert grammar_accepts(g, reply("BLEU rose to 27.3 on WMT14 [Doc 2][Doc 5]. It is the best [Doc 1]."))
     assert grammar_accepts(g, reply(NO_ANSWER, "Unanswerable"))
@@ -86,7 +86,7 @@ def test_answer_grammar_every_sentence_cites(grammar_accepts):
 def test_answer_grammar_lets_a_sentence_end_after_a_number(grammar_accepts):
     """The period after a number may close the sentence, citations after it: the full offline run had a reply held to a
     decimal point after "MCTest-500." that ran on ("500.15.6/16.5 (accuracy/NDCG) on MCTest-150 ...") into the 200-token cut."""
-    from qasper_rag.prompts import answer_grammar, check_citations
+    from qasper_rag.answer.prompts import answer_grammar, check_citations
     g = answer_grammar(7)
     a = "The margin is 15.6/16.5 on MCTest-150 and 7.3/4.6 on MCTest-500. [Doc 5]"
     assert grammar_accepts(g, reply(a))

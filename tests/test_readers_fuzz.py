@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from qasper_rag.data import Paper, QasperDataError, Section, load_path
-from qasper_rag.pdf import PdfError, load_pdf
-from qasper_rag.tex import TexError, load_tex
+from qasper_rag.papers.data import Paper, QasperDataError, Section, load_path
+from qasper_rag.papers.pdf import PdfError, load_pdf
+from qasper_rag.papers.tex import TexError, load_tex
 
 FUZZ = settings(max_examples=50, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                                         HealthCheck.too_slow])
@@ -39,7 +39,7 @@ QASPER = {"1909.00694": {
 
 @pytest.fixture(scope="module")
 def pdf_bytes(tmp_path_factory):
-    from qasper_rag.typeset import typeset_pdf
+    from qasper_rag.papers.typeset import typeset_pdf
     paper = Paper("mine", "Counting Penguins from Space", "We count emperor penguins in satellite images.",
                   (Section("Introduction", ("Penguins live in colonies that can be seen from space.",)),
                    Section("Results", ("The network counts colonies with a mean absolute error of 3.1 birds.",))))

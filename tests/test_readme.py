@@ -1,7 +1,7 @@
 """README's numbers and reports/RESULTS.md come from the committed run and benchmark files, never typed by hand."""
 import subprocess, sys
 from pathlib import Path
-from qasper_rag.data import shared_path
+from qasper_rag.papers.data import shared_path
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from qasper_rag.data import load_path, under_ci
-from qasper_rag.env import shared_data_dir
-from qasper_rag.prompts import NO_ANSWER, yes_no_question
-from qasper_rag.verify import NOT_ESTABLISHED
+from qasper_rag.papers.data import load_path, under_ci
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.answer.prompts import NO_ANSWER, yes_no_question
+from qasper_rag.answer.verify import NOT_ESTABLISHED
 
 THREADS = 2
 TRAIN = "original_format/qasper-train-sample10.json"
@@ -48,7 +48,7 @@ def train():
 @pytest.fixture(scope="module")
 def answerer():
     "The answerer `qasper-rag ask --generator qwen-1.5b --threads 2` builds (default retrieval and verification)."
-    from qasper_rag.models import qwen_gguf_path
+    from qasper_rag.core.models import qwen_gguf_path
     try: qwen_gguf_path(progress=False)
     except Exception as e: needed(False, f"the shipped model is not installed ({type(e).__name__}: {e}): run `make models`")
     from qasper_rag.app import make_answerer
@@ -102,7 +102,7 @@ def test_every_shown_sentence_cites_a_passage_that_was_sent(answers):
 
 
 def test_verification_ran_on_these_sentences(answerer, answers):
-    from qasper_rag.verify import STATUSES
+    from qasper_rag.answer.verify import STATUSES
     for q, rec, res in answers.values():
         v = rec.verification
         assert v["judge"] == f"grounded:{answerer.gen.name}" == rec.config["verify"]
@@ -133,7 +133,7 @@ def test_the_short_answer_agrees_with_the_answer(answers):
 
 def test_some_answer_is_right(answers):
     "Not only consistent: at least one of the three short answers matches a gold answer (token F1 >= 0.5)."
-    from qasper_rag.metrics import token_f1
+    from qasper_rag.evaluate.metrics import token_f1
     best = {q.id: max(token_f1(rec.short_answer, a.text) for a in q.answers) for q, rec, res in answers.values()}
     assert max(best.values()) >= 0.5, best
 
@@ -181,7 +181,7 @@ PINNED_KAPPA, TOLERANCE, N_ITEMS = 0.8187, 0.08, 55
 
 
 def test_judge_agreement_with_reference_labels_is_pinned(train, answerer):
-    from qasper_rag.judges import check_labels, read_label_items
+    from qasper_rag.answer.judges import check_labels, read_label_items
     path = shared_data_dir().parent/"labels"/LABELS
     needed(path.is_file(), f"no reference labels at {path} (the shared labels folder beside the QASPER sample)")
     ids = {q.id for q in train.questions()}

@@ -4,11 +4,11 @@ import dataclasses, re, threading
 
 import pytest
 
-from qasper_rag.answer import Answerer, Done, Passages, Short, Text, Verified
-from qasper_rag.generate import LlamaCppGenerator, smollm2_gguf_path
-from qasper_rag.judges import load_judge
-from qasper_rag.retrieval import Retriever, get_config
-from qasper_rag.verify import Verifier
+from qasper_rag.answer.answer import Answerer, Done, Passages, Short, Text, Verified
+from qasper_rag.core.generate import LlamaCppGenerator, smollm2_gguf_path
+from qasper_rag.answer.judges import load_judge
+from qasper_rag.retrieve.retrieval import Retriever, get_config
+from qasper_rag.answer.verify import Verifier
 
 Q = "What is the seed lexicon?"
 

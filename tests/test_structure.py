@@ -7,7 +7,8 @@ import qasper_rag
 from qasper_rag._modidx import d as MODIDX
 
 PKG = Path(qasper_rag.__file__).parent
-MODULES = sorted(p.stem for p in PKG.glob("*.py") if not p.stem.startswith("_"))
+MODULES = sorted(".".join(p.relative_to(PKG).with_suffix("").parts) for p in PKG.rglob("*.py") if not p.stem.startswith("_"))  # "core.env", "app", ...
+def source_of(module: str) -> str: return (PKG/(module.replace(".", "/") + ".py")).read_text()
 WRAPPERS = {"property", "classmethod", "staticmethod"}
 
 
@@ -36,7 +37,7 @@ def test_hand_attached_finds_every_form():
 
 @pytest.mark.parametrize("module", MODULES)
 def test_no_method_attached_by_hand(module):
-    assert hand_attached((PKG/f"{module}.py").read_text()) == []
+    assert hand_attached(source_of(module)) == []
 
 
 def _own_methods(cls):
@@ -60,15 +61,15 @@ def test_methods_carry_their_class_name(module):
     assert bad == []
 
 
-MAIN = {"retrieval": {"Retriever": ["retrieve", "index", "pool", "repack", "embedder", "late", "crag_scorer", "llm_relevance"]},
-        "generate": {"LlamaCppGenerator": ["generate", "grammar", "yes_probability", "tokenizer", "last_timings"],
+MAIN = {"retrieve.retrieval": {"Retriever": ["retrieve", "index", "pool", "repack", "embedder", "late", "crag_scorer", "llm_relevance"]},
+        "core.generate": {"LlamaCppGenerator": ["generate", "grammar", "yes_probability", "tokenizer", "last_timings"],
                      "OpenAIGenerator": ["generate", "generate_many", "yes_probability", "tokenizer", "models"]},
-        "answer": {"Answerer": ["_verified", "_record"]},
-        "bm25": {"BM25Index": ["index", "scores", "search", "save", "load"]},
-        "dense": {"DenseIndex": ["add", "index", "scores", "search", "save", "load"], "Embedder": ["windows", "encode_documents"],
+        "answer.answer": {"Answerer": ["_verified", "_record"]},
+        "retrieve.bm25": {"BM25Index": ["index", "scores", "search", "save", "load"]},
+        "retrieve.dense": {"DenseIndex": ["add", "index", "scores", "search", "save", "load"], "Embedder": ["windows", "encode_documents"],
                   "VectorCache": ["encode"]},
-        "chunking": {"ChunkedPaper": ["locate", "reached"], "QasperChunker": ["_section", "_float"]},
-        "late_interaction": {"LateInteractionScorer": ["encode_passages", "score", "rerank"],
+        "papers.chunking": {"ChunkedPaper": ["locate", "reached"], "QasperChunker": ["_section", "_float"]},
+        "retrieve.late_interaction": {"LateInteractionScorer": ["encode_passages", "score", "rerank"],
                              "ColBERTScorer": ["query_ids", "doc_ids", "vectors", "encode_query"],
                              "TokenMaxSimScorer": ["windows", "forward", "encode_query"]}}
 
@@ -101,44 +102,55 @@ def test_environ_reads_finds_every_form():
     assert environ_reads(src) == ["QASPER_A", "QASPER_B", "QASPER_C"]
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if m != "env"])
+@pytest.mark.parametrize("module", [m for m in MODULES if m != "core.env"])
 def test_package_environment_is_read_only_through_env(module):
     "Every QASPER_* variable is read through `env.env`, so `env.ENV` is the whole list a user can set."
-    assert environ_reads((PKG/f"{module}.py").read_text()) == []
+    assert environ_reads(source_of(module)) == []
 
 
 def test_every_env_name_used_is_declared():
-    from qasper_rag.env import ENV
+    from qasper_rag.core.env import ENV
     import re
-    used = {m for p in PKG.glob("*.py") for m in re.findall(r'env\(\s*"(QASPER_[A-Z_]+)"', p.read_text())}
+    used = {m for p in PKG.rglob("*.py") for m in re.findall(r'env\(\s*"(QASPER_[A-Z_]+)"', p.read_text())}
     used |= {"QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"}  # read through generate.ENV_* names
     assert used <= set(ENV) and used == set(ENV), (used ^ set(ENV))
 
 
 # --- imports point one way (issue 40) ------------------------------------------------------------------
 
-def package_imports(src: str, pkg: str = "qasper_rag") -> dict[str, int]:
-    "The package modules a module's source imports (`from .x import`, `from pkg.x import`, `import pkg.x`, `from . import x`), at module level or inside functions, each with its first line."
-    out = {}
+def package_imports(src: str, pkg: str = "qasper_rag",
+                    module: str = "", # the importing module ("answer.answer"): where its relative imports start
+                    known: frozenset = frozenset(), # the package's modules: `from pkg.stage import mod` names the module `stage.mod`
+                   ) -> dict[str, int]:
+    """The package modules a module's source imports (`from .x import`, `from ..stage.x import`, `from pkg.x.y import`, `import pkg.x`,
+    `from . import x`), at module level or inside functions, as dotted names under the package, each with its first line."""
+    out, here = {}, module.split(".")[:-1]  # the importing module's package, as parts under `pkg`
     for n in ast.walk(ast.parse(src)):
         mods = []
         if isinstance(n, ast.ImportFrom):
-            if n.level == 1 or n.module == pkg: mods = [n.module] if n.level and n.module else [a.name for a in n.names]
-            elif n.level == 0 and (n.module or "").startswith(pkg + "."): mods = [n.module]
-        elif isinstance(n, ast.Import): mods = [a.name for a in n.names if a.name.startswith(pkg + ".")]
-        for m in mods: out.setdefault(m.removeprefix(pkg + ".").split(".")[0], n.lineno)
+            if n.level: base = ".".join((here[:len(here) - n.level + 1] if n.level > 1 else here) + ([n.module] if n.module else []))
+            elif n.module == pkg or (n.module or "").startswith(pkg + "."): base = n.module.removeprefix(pkg).lstrip(".")
+            else: continue
+            subs = [f"{base}.{a.name}".lstrip(".") for a in n.names]
+            mods = [x for x in subs if x in known] or ([base] if base else subs)
+            if not base: mods = subs  # `from . import x` at the top: x itself
+        elif isinstance(n, ast.Import): mods = [a.name.removeprefix(pkg + ".") for a in n.names if a.name.startswith(pkg + ".")]
+        for m in mods: out.setdefault(m, n.lineno)
     return out
 
 
 def test_package_imports_finds_every_form():
     src = ("from .data import Paper\nfrom . import __version__, dense\nimport os\nfrom os import path\n"
-           "def f():\n    from qasper_rag.cli import main\n    import qasper_rag.bench\n    from qasper_rag import adapt\n")
-    assert package_imports(src) == {"data": 1, "__version__": 2, "dense": 2, "cli": 6, "bench": 7, "adapt": 8}
+           "def f():\n    from qasper_rag.cli import main\n    import qasper_rag.bench\n    from qasper_rag.retrieve import adapt\n")
+    assert package_imports(src, known=frozenset({"retrieve.adapt"})) == {"data": 1, "__version__": 2, "dense": 2, "cli": 6, "bench": 7, "retrieve.adapt": 8}
+    inner = "from .judges import grounding\nfrom ..core.env import env\nfrom qasper_rag.papers.data import Paper\n"
+    assert package_imports(inner, module="answer.answer") == {"answer.judges": 1, "core.env": 2, "papers.data": 3}
 
 
 def import_graph() -> dict[str, dict[str, int]]:
     "module -> {imported package module: line}, over the exported modules (a module naming itself is no edge)."
-    return {m: {t: l for t, l in package_imports((PKG/f"{m}.py").read_text()).items() if t in MODULES and t != m} for m in MODULES}
+    known = frozenset(MODULES)
+    return {m: {t: l for t, l in package_imports(source_of(m), module=m, known=known).items() if t in known and t != m} for m in MODULES}
 
 
 def _shortest_cycle(g: dict[str, dict], s: str, grp: set[str]) -> list[str]:
@@ -205,7 +217,7 @@ def test_no_import_cycle():
 
 def test_env_is_a_leaf():
     "`env` imports nothing from the package, so every module may import it."
-    assert import_graph()["env"] == {}
+    assert import_graph()["core.env"] == {}
 
 
 ROOT = PKG.parent
@@ -232,7 +244,7 @@ def test_cli_imports_finds_every_form():
 def _sources():
     "(path, source) of every module, notebook code cell (magics dropped), benchmark, script and test but the command line's own."
     own = {"qasper_rag/cli.py", "nbs/90_cli.ipynb", "tests/test_cli.py"}
-    for pat in ("qasper_rag/*.py", "nbs/*.ipynb", "benchmarks/*.py", "scripts/*.py", "tests/*.py"):
+    for pat in ("qasper_rag/**/*.py", "nbs/**/*.ipynb", "benchmarks/*.py", "scripts/*.py", "tests/*.py"):
         for p in sorted(ROOT.glob(pat)):
             rel = p.relative_to(ROOT).as_posix()
             if rel in own: continue
@@ -279,25 +291,28 @@ def test_hollow_cells_finds_every_form():
              "def f(): pass", "DATA = '''a'''", "#| export\ny = run()", "test_eq(f(), 1)", "for a in b: run(a)"]
     assert hollow_cells(cells) == [0, 3, 10]
 
-@pytest.mark.parametrize("nb", sorted(p.name for p in (ROOT/"nbs").glob("*.ipynb") if not REPORT_PAGE.match(p.name)))
+@pytest.mark.parametrize("nb", sorted(p.relative_to(ROOT/"nbs").as_posix() for p in (ROOT/"nbs").rglob("*.ipynb")
+                                       if p.parent.name != "pages" and not REPORT_PAGE.match(p.name)))
 def test_no_hollow_notebook_cells(nb):
     cells = [c for c in json.loads((ROOT/"nbs"/nb).read_text())["cells"] if c["cell_type"] == "code"]
     srcs = ["".join(c["source"]) for c in cells]
     assert not (bad := hollow_cells(srcs)), [srcs[i][:200] for i in bad]
 
 
-# --- layers: cli -> app -> evaluate -> answer -> retrieve -> papers -> core (issue 40) ----------------------------
+# --- layers: cli -> app -> evaluate -> answer -> retrieve -> papers -> core (issue 40), the stages as folders ---------
 
-LAYERS = {  # bottom last; a module may import its own layer and those below it, never one above
-    "cli": ["cli"],
-    "app": ["settings", "app", "bench", "report"],  # the wiring the command line, notebooks and benchmarks share; the bench and report pages
-    "evaluate": ["metrics", "recall", "short_eval", "routing", "evaluate", "failures"],  # scores, runs and their measurements
-    "answer": ["prompts", "entailment", "judges", "answering", "verify", "short", "answer", "show", "library"],  # a cited answer, checked
-    "retrieve": ["bm25", "dense", "late_interaction", "cross_encoder", "packing", "crag", "retrieval", "adapt"],  # passages for a question
-    "papers": ["data", "tables", "latex", "pdf", "tex", "typeset", "chunking"],  # papers read and cut into passages
-    "core": ["env", "files", "stats", "text", "tokens", "models", "generate"],  # paths, safe files, statistics, models and the generator
-}
-LAYER_OF = {m: len(LAYERS) - i for i, ms in enumerate(LAYERS.values()) for m in ms}  # core 1 ... cli 7
+STAGES = ["core", "papers", "retrieve", "answer", "evaluate"]  # the stage folders of the package and of nbs/, bottom first
+TOP = {"settings": "app", "app": "app", "bench": "app", "report": "app", "cli": "cli"}  # the modules above the stages, at the package's top
+LAYERS = [*STAGES, "app", "cli"]  # a module may import its own layer and those below it, never one above
+
+
+def layer_of(module: str) -> int | None:
+    "1 (core) ... 7 (cli): a stage module's folder, or the top-level module's place in `TOP` (None: neither)."
+    where = module.split(".")[0] if "." in module else TOP.get(module)
+    return LAYERS.index(where) + 1 if where in LAYERS and (("." in module) == (where in STAGES)) else None
+
+
+LAYER_OF = {m: layer_of(m) for m in MODULES}
 
 
 def upward_imports(g: dict[str, dict[str, int]], layer_of: dict[str, int]) -> list[str]:
@@ -311,8 +326,8 @@ def test_upward_imports_found():
 
 
 def test_every_module_has_a_layer():
-    assert sorted(set(MODULES) - set(LAYER_OF)) == [], "place each new module in a layer of LAYERS"
-    assert sorted(set(LAYER_OF) - set(MODULES)) == [], "LAYERS names a module that is gone"
+    assert [layer_of(m) for m in ("core.env", "answer.answer", "app", "cli", "report", "misc", "core", "misc.x")] == [1, 4, 6, 7, 6, None, None, None]
+    assert sorted(m for m, l in LAYER_OF.items() if l is None) == [], "put each module in a stage folder, or name a top-level one in TOP"
 
 
 def test_imports_point_down():

@@ -1,13 +1,13 @@
-"""Tests of qasper_rag.tables: readers on small fixtures and on the shared files, matching, attaching."""
+"""Tests of qasper_rag.papers.tables: readers on small fixtures and on the shared files, matching, attaching."""
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from qasper_rag.data import Float, Paper, QasperDataError, Section, load_path
-from qasper_rag.env import shared_data_dir
-from qasper_rag.tables import (TableBody, attach_bodies, caption_similarity, normalize_caption, parse_markdown_tables,
+from qasper_rag.papers.data import Float, Paper, QasperDataError, Section, load_path
+from qasper_rag.core.env import shared_data_dir
+from qasper_rag.papers.tables import (TableBody, attach_bodies, caption_similarity, normalize_caption, parse_markdown_tables,
                                read_ibm_tdms, read_scigen, read_scitab, read_table_dir, read_uda, rows_to_markdown,
                                table_number)
 

@@ -4,10 +4,10 @@ import csv, json, shutil, subprocess, sys
 from pathlib import Path
 
 import pytest
-from qasper_rag.chunking import Chunk
-from qasper_rag.judges import GroundedJudge, LABEL_COLUMNS, grounding, read_label_items
-from qasper_rag.prompts import check_citations
-from qasper_rag.verify import Verifier, quotable_sentences
+from qasper_rag.papers.chunking import Chunk
+from qasper_rag.answer.judges import GroundedJudge, LABEL_COLUMNS, grounding, read_label_items
+from qasper_rag.answer.prompts import check_citations
+from qasper_rag.answer.verify import Verifier, quotable_sentences
 
 EXE = shutil.which("qasper-rag", path=str(Path(sys.executable).parent))
 PASSAGE = ("We collected 17,833 sentences from pathology reports of Ruijing Hospital. Annotators wrote 2,714 question-answer pairs. "
@@ -16,7 +16,7 @@ PASSAGE = ("We collected 17,833 sentences from pathology reports of Ruijing Hosp
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from qasper_rag.generate import load_generator
+    from qasper_rag.core.generate import load_generator
     return load_generator("smollm2", n_ctx=2048, n_threads=1)
 
 
@@ -68,7 +68,7 @@ def test_labels_check_reports_answers_kappa_when_the_file_labels_answers(tmp_pat
 
 def test_labels_check_groups_items_by_data_file(shared_dir, dev_data, tmp_path):
     """Item ids name QASPER questions: with --data the items of each data file (the train papers and the dev file) are reported apart."""
-    from qasper_rag.data import load_path
+    from qasper_rag.papers.data import load_path
     train = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").questions()[0].id
     dev = load_path(dev_data / "qasper-traindev-leval.json").questions()[0].id
     path = tmp_path / "labels.csv"

@@ -1,0 +1,1 @@
+"""The core stage of qasper_rag: its modules are imported by their full names (`qasper_rag.core.<module>`)."""

@@ -1,0 +1,1 @@
+"""The retrieve stage of qasper_rag: its modules are imported by their full names (`qasper_rag.retrieve.<module>`)."""
