@@ -48,21 +48,16 @@ class EmbeddingRelevance:
         return self.embedder.encode_documents(list(passages)) @ self.embedder.encode_query([question])[0]
 
 class CrossEncoderRelevance:
-    "A sentence-transformers CrossEncoder (a local folder or a Hub id), scores squashed to [0, 1]."
+    "CRAG relevance from a cross-encoder (`cross_encoder.CrossEncoderReranker`: a folder or Hub id; a long passage scores as its best window), in [0, 1]."
     def __init__(self, model: str | Path, device: str = "cpu"):
-        from sentence_transformers import CrossEncoder
-        try: self.model = CrossEncoder(str(model), device=device)
-        except OSError as e:
-            raise RuntimeError(f"cannot load cross-encoder {model!r} ({e}); offline, use the embedding scorer") from None
-        self.name = f"cross-encoder:{model}"
+        from qasper_rag.retrieve.cross_encoder import CrossEncoderReranker
+        self.model = CrossEncoderReranker(model, device=device)
+        self.name = self.model.name
     def score(self, question: str, # the question the passages should answer
               passages: Sequence[str], # the passage texts, one score each
              ) -> np.ndarray:
-        "Sigmoid of the cross-encoder logit for each (question, passage) pair."
-        if not len(passages): return np.zeros(0, dtype=np.float32)
-        import torch  # predict's own activation is already a sigmoid for a one-label model: ask for the logits, squash them once
-        logits = self.model.predict([(question, p) for p in passages], activation_fn=torch.nn.Identity(), show_progress_bar=False)
-        return 1 / (1 + np.exp(-np.asarray(logits, dtype=np.float32).reshape(len(passages), -1)[:, -1]))
+        "The sigmoid of the cross-encoder's logit (sentence-transformers' activation for one label, applied once) for each passage."
+        return np.asarray(self.model.score(question, list(passages)), dtype=np.float32)
 
 # %% ../../nbs/retrieve/09_crag.ipynb #cf73da3e
 RELEVANCE_SYSTEM = "You judge whether a passage from a scientific paper helps answer a question about that paper."
