@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 from .core.env import env
+from .core.files import preset_or_file
 
 # %% auto #0
 __all__ = ['RUN_PRESETS', 'AnswerSettings', 'RunSettings', 'get_run_settings']
@@ -100,7 +101,4 @@ RUN_PRESETS: dict[str, RunSettings] = {
 
 def get_run_settings(name: str | Path) -> RunSettings:
     "A preset of `RUN_PRESETS` by name, or a JSON file of `RunSettings.to_dict()`."
-    if str(name) in RUN_PRESETS: return RUN_PRESETS[str(name)]
-    p = Path(name)
-    if p.suffix == ".json" and p.is_file(): return RunSettings.from_dict(json.loads(p.read_text()))
-    raise ValueError(f"unknown run settings {str(name)!r}: a preset ({', '.join(RUN_PRESETS)}) or a .json file")
+    return preset_or_file(name, RUN_PRESETS, RunSettings.from_dict, "run settings")

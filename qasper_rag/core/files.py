@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterator, Mapping
 
 # %% auto #0
 __all__ = ['say', 'atomic_path', 'atomic_write', 'stale_temps', 'DamagedFiles', 'sha256_update', 'sha256_file', 'file_record',
-           'damaged_files', 'check_files', 'loaded_or_none', 'read_manifest', 'check_sha256', 'append_line',
-           'read_jsonl', 'FolderLocked', 'lock_holder', 'folder_lock']
+           'damaged_files', 'check_files', 'loaded_or_none', 'read_manifest', 'check_sha256', 'preset_or_file',
+           'append_line', 'read_jsonl', 'FolderLocked', 'lock_holder', 'folder_lock']
 
 # %% ../../nbs/core/00b_files.ipynb #9834bae7
 def say(message: str):
@@ -148,6 +148,18 @@ def check_sha256(path: str | Path, # a file recorded when it was written (model 
     "Refuse a file whose SHA-256 is not the one recorded (a copy cut short, a damaged disk): `DamagedFiles` saying `remedy`."
     if file_record(path)["sha256"] != expected:
         raise DamagedFiles(f"{path} is damaged: its SHA-256 is not the one recorded when it was written; {remedy}")
+
+# %% ../../nbs/core/00b_files.ipynb #f3cd8762
+def preset_or_file(name: str | Path, # a preset's name, or a .json file of the same fields
+                   presets: Mapping[str, Any], # name -> preset
+                   from_dict: Callable[[dict], Any], # builds one from the file's JSON object (strict about its keys)
+                   what: str, # what they are, for the error ("configuration", "run settings")
+                  ) -> Any:
+    "The preset `name` names, or the one a JSON file describes; anything else is an error listing the presets."
+    if str(name) in presets: return presets[str(name)]
+    p = Path(name)
+    if p.suffix == ".json" and p.is_file(): return from_dict(json.loads(p.read_text()))
+    raise ValueError(f"unknown {what} {str(name)!r}: a preset ({', '.join(presets)}) or a .json file")
 
 # %% ../../nbs/core/00b_files.ipynb #6843baf6
 def append_line(path: str | Path, # the JSON-lines (or any lines) file, made if missing

@@ -35,7 +35,7 @@ from ..papers.chunking import ChunkerConfig, ChunkedPaper, QasperChunker
 from .packing import Context, pack, passage_sentences, rrf, select_sentences
 from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance
 from ..core.tokens import load_tokenizer
-from ..core.files import loaded_or_none
+from ..core.files import loaded_or_none, preset_or_file
 
 # %% auto #0
 __all__ = ['PRESETS', 'Stage', 'STAGES', 'HYDE_PROMPT', 'RetrievalConfig', 'get_config', 'PaperIndex', 'Ranking', 'Retrieval',
@@ -115,10 +115,7 @@ PRESETS: dict[str, RetrievalConfig] = {
 
 def get_config(name: str | Path) -> RetrievalConfig:
     "A preset by name, or a configuration JSON file."
-    if str(name) in PRESETS: return PRESETS[str(name)]
-    p = Path(name)
-    if p.suffix == ".json" and p.is_file(): return RetrievalConfig.from_dict(json.loads(p.read_text()))
-    raise ValueError(f"unknown configuration {str(name)!r}: use one of {', '.join(PRESETS)} or a JSON file")
+    return preset_or_file(name, PRESETS, RetrievalConfig.from_dict, "configuration")
 
 # %% ../../nbs/retrieve/10_retrieval.ipynb #57ce385b
 @dataclass
