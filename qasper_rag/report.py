@@ -37,7 +37,7 @@ __all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'LEAD_TAG', 'HIDDEN_INPUT_TAGS'
 
 # %% ../nbs/20_report.ipynb #75b14773
 NOTEBOOKS = {"eval_run": "pages/21_eval_run.ipynb", "ablations": "pages/22_ablations.ipynb", "table_vs_text": "pages/23_table_vs_text.ipynb",
-             "measurement_bugs": "pages/24_measurement_bugs.ipynb", "failures": "evaluate/25_failures.ipynb"}  # paths under nbs/
+             "measurement_bugs": "pages/24_measurement_bugs.ipynb", "failures": "pages/25_failures.ipynb"}  # paths under nbs/
 PAGES = {**NOTEBOOKS, "bench": "pages/26_bench.ipynb", "library": "pages/27_library.ipynb", "adapt": "pages/28_adapt.ipynb"}  # every page `render` knows; the bench, library and adaptation pages have their own commands (`qasper-rag bench`, `make library`, `make adapt-page`)
 
 def full_parameters(out: str | Path, # the report folder: the run folder and every notebook's outputs

@@ -63,12 +63,12 @@ def questions_fingerprint(corpus: QasperCorpus) -> str:
     return hashlib.sha256("\n".join(sorted(q.id for q in corpus.questions())).encode()).hexdigest()[:16]
 
 def code_version(root: str | Path | None = None, # a git checkout (None: the one this package is imported from)
-                 package: str = __package__ or "qasper_rag", # the folder of the code, relative to `root`
+                 package: str = "qasper_rag", # the folder of the code, relative to `root`
                 ) -> dict | None:
     """The checkout's commit and whether the code under `package` differs from it (reports and notes being edited beside a run
     do not make its code dirty); None outside a git checkout (an installed package)."""
     import subprocess
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[1]
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]  # qasper_rag/evaluate/evaluate.py -> the checkout
     if not (root/".git").exists(): return None
     git = lambda *a: subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
     try: head, status = git("rev-parse", "HEAD"), git("status", "--porcelain", "--untracked-files=no", "--", package)
