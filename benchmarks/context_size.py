@@ -18,7 +18,7 @@ No answer is generated. Train papers and the dev file only: settings are chosen 
 
     .venv/bin/python benchmarks/context_size.py --out reports/bench/context_size.json
 """
-import argparse, json, statistics, time
+import argparse, dataclasses, json, statistics, time
 from pathlib import Path
 from qasper_rag.app import load_corpus
 from qasper_rag.papers.chunking import ChunkerConfig
@@ -68,8 +68,7 @@ def question_row(res, ctx, q):
     flags = {"strict": [sentence_reached(cp, e, ctx, True) if unit == "sentence" else passage_reached(cp, e, ctx.chunk_ids, False) for e in q.evidence],
              "lenient": [sentence_reached(cp, e, ctx, False) if unit == "sentence" else passage_reached(cp, e, ctx.chunk_ids, True) for e in q.evidence],
              "sentence": [sentence_reached(cp, e, ctx, False) for e in q.evidence]}
-    res.context = ctx
-    prompt_tokens = tok.count(context_block(res.prompt_passages)) if ctx.chunk_ids else 0
+    prompt_tokens = tok.count(context_block(dataclasses.replace(res, context=ctx).prompt_passages)) if ctx.chunk_ids else 0
     return {m: sum(f) / len(f) for m, f in flags.items()} | {"tokens": prompt_tokens, "passages": len(ctx.chunk_ids)}
 
 def summary(xs, **key):

@@ -228,7 +228,7 @@ class Retriever:
         self.chunker = QasperChunker(self.config.chunker)
         self.generate = generate  # for HyDE: prompt -> hypothetical passage
         self._indexes: dict[str, PaperIndex] = {}
-        self._embedder = self._late = self._crag = self._llm = self._cross = self._sentence_vectors = None
+        self._embedder = self._late = self._crag = self._llm = self._cross = self._sentence_vectors = self._sentence_tok = None
         self.generator = generator
         self.relevance_cache = Path(relevance_cache) if relevance_cache else self.cache_dir/"relevance.jsonl"
         # the budget is counted with the generator's tokenizer when one is given (an object with .count);
@@ -453,7 +453,8 @@ def _sentences(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context
         score = 1 / (k0 + dense_rank) + np.array([1 / (k0 + place.get(c, len(place) + 1)) for c, _ in flat])
     by = {c: [] for c in ctx.chunk_ids}
     for (c, _), s in zip(flat, score): by[c].append(float(s))
-    return select_sentences(ctx, sents, by, budget, self._budget_tok or _CountCache(self.chunker.tok))
+    if self._sentence_tok is None: self._sentence_tok = self._budget_tok or _CountCache(self.chunker.tok)  # each sentence counted once
+    return select_sentences(ctx, sents, by, budget, self._sentence_tok)
 
 # %% ../../nbs/retrieve/10_retrieval.ipynb #a29e472a
 class ChunkPool:
