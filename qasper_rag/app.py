@@ -119,7 +119,7 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
     from qasper_rag.answer.answering import AnswersJudge, GATE_THRESHOLD  # a shown sentence must also answer (its form), quotes ranked by the generator
     answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, GATE_THRESHOLD, cache=getattr(j, "cache", None))
     return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
-                    verifier=None if j is None else Verifier(j, gen, answers=answers))
+                    verifier=None if j is None else Verifier(j, gen, answers=answers), prompt=s.prompt)
 
 # %% ../nbs/89_app.ipynb #ef3324fd
 def run_eval(out: str | Path, # the run folder (a run with the same settings there is resumed)

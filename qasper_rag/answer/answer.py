@@ -23,7 +23,7 @@ from ..papers.data import Paper
 from ..papers.chunking import ABSTRACT
 from .judges import grounding
 from ..core.generate import Generation, call_purpose, calls_recorded
-from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, ParsedOutput, answer_grammar
+from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, PROMPTS, ParsedOutput, answer_grammar
 from ..retrieve.retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
 from .short import first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
@@ -153,8 +153,11 @@ class Answerer:
     def __init__(self, retriever: Retriever, generator, max_tokens: int = 200, retries: int = 1, show_labels: bool = False,
                  constrained: bool = True, # decode with `answer_grammar` where the backend supports grammars
                  verifier: Verifier | None = None, # checks (and repairs) every sentence before it is shown
+                 prompt: str = "full", # the instruction, a name of `prompts.PROMPTS` (`short`: fewer prompt tokens)
                 ):
+        if prompt not in PROMPTS: raise ValueError(f"unknown prompt {prompt!r}: choose one of {', '.join(PROMPTS)}")
         self.retriever, self.gen, self.max_tokens, self.retries, self.show_labels = retriever, generator, max_tokens, retries, show_labels
+        self.prompt = prompt
         self.constrained = constrained and getattr(generator, "supports_grammar", False)
         self.verifier = verifier
 
@@ -273,11 +276,11 @@ def _steps(self: Answerer, paper: Paper, question: str, question_id: str | None,
     labels = {l.id: l.label for l in res.labels}
     shown = [labels.get(c.id, "") for c in passages] if self.show_labels else None
     sent, excerpts = res.prompt_passages, dict(res.context.shown)  # as the prompt shows them: excerpts with a sentence budget
-    msgs = build_messages(question, sent, paper.title, shown)
+    msgs = build_messages(question, sent, paper.title, shown, **PROMPTS[self.prompt])
     context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)}
                | ({"excerpt": excerpts[c.id]} if c.id in excerpts else {}) for i, c in enumerate(passages)]
     base = dict(question=question, paper_id=paper.id, question_id=question_id, context=context,
-                model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained,
+                model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained, "prompt": self.prompt,
                                              "verify": _judge_spec(self.verifier)})
     yield Passages(paper.title, [dict(c) for c in context], res)
     try:

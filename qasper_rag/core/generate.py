@@ -33,7 +33,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/core/generate.html.md"""
 
 # %% ../../nbs/core/12_generate.ipynb #9f1cd356
 from __future__ import annotations
-import contextvars, json, math, os, re, socket, subprocess, sys, tempfile, threading, time
+import contextvars, ctypes, json, math, os, re, socket, subprocess, sys, tempfile, threading, time
 from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -54,8 +54,8 @@ from .models import EMBEDDED_GENERATORS, qwen05_gguf_path, qwen_gguf_path, smoll
 __all__ = ['Messages', 'LLAMA_CPP_CMAKE_ARGS', 'LLAMA_CPP_PIP', 'ENV_BASE_URL', 'ENV_MODEL', 'ENV_API_KEY', 'START_SERVER_HINT',
            'Generation', 'GeneratorError', 'GeneratorUnavailable', 'calls_recorded', 'call_purpose', 'log_call',
            'Generator', 'yes_no_probability', 'ProbabilityCache', 'llama_cmake_args', 'default_threads',
-           'GGUFTokenizer', 'LlamaCppGenerator', 'normalize_base_url', 'OpenAIGenerator', 'ServerTokenizer',
-           'free_port', 'LlamaServer', 'load_generator']
+           'GGUFTokenizer', 'LlamaCppGenerator', 'GreedyUnderGrammar', 'normalize_base_url', 'OpenAIGenerator',
+           'ServerTokenizer', 'free_port', 'LlamaServer', 'load_generator']
 
 # %% ../../nbs/core/12_generate.ipynb #fd9282dc
 Messages = list[dict]  # OpenAI chat messages: [{"role": "system" | "user" | "assistant", "content": str}, ...]
@@ -314,7 +314,7 @@ class LlamaCppGenerator(Generator):
                                         n_batch=n_batch, seed=seed, verbose=verbose, draft_model=draft)
         except ValueError as e: raise GeneratorUnavailable(f"llama.cpp cannot load {p} ({e})") from None
         self.load_seconds = time.perf_counter() - t0
-        self.model_path, self.n_ctx, self.seed, self.repeat_penalty = p, n_ctx, seed, repeat_penalty
+        self.model_path, self.n_ctx, self.seed, self.repeat_penalty, self.prompt_lookup = p, n_ctx, seed, repeat_penalty, prompt_lookup
         self.name = name or f"llama.cpp:{p.name}"
         self._lock = threading.Lock()
         self._formatter = self._chat_formatter()
@@ -343,7 +343,7 @@ class LlamaCppGenerator(Generator):
         f = self._formatter(messages=list(messages))
         return self.llm.tokenize(f.prompt.encode("utf-8"), add_bos=not f.added_special, special=True)
 
-# %% ../../nbs/core/12_generate.ipynb #1d5924f9
+# %% ../../nbs/core/12_generate.ipynb #d6fc404e
 @patch
 def grammar(self: LlamaCppGenerator, text: str):
     "The compiled GBNF grammar (compiled once per distinct text)."
@@ -352,13 +352,60 @@ def grammar(self: LlamaCppGenerator, text: str):
         if len(cache) > 64: cache.clear()
         lc = _llama_cpp()
         # llama.cpp parses a grammar only when sampling starts, and crashes on a bad one: check it first
-        probe = lc.llama_sampler_init_grammar(lc.llama_model_get_vocab(self.llm._model.model), text.encode("utf-8"), b"root")
+        probe = lc.llama_sampler_init_grammar(self.vocab, text.encode("utf-8"), b"root")
         if not probe: raise GeneratorError(f"invalid GBNF grammar (llama.cpp cannot parse it): {text[:120]!r}")
         lc.llama_sampler_free(probe)
         try: cache[text] = lc.LlamaGrammar.from_string(text, verbose=False)
         except ValueError as e: raise GeneratorError(f"invalid GBNF grammar: {e}") from None
     return cache[text]
 
+@patch(as_prop=True)
+def vocab(self: LlamaCppGenerator):
+    "llama.cpp's vocabulary of the loaded model (for samplers built outside llama-cpp-python)."
+    return _llama_cpp().llama_model_get_vocab(self.llm._model.model)
+
+# %% ../../nbs/core/12_generate.ipynb #18308abd
+class GreedyUnderGrammar:
+    """A llama-cpp-python logits processor for greedy decoding under a GBNF grammar: the model's first choice is offered to
+    the grammar alone; the whole vocabulary is filtered only when the grammar refuses it. One per reply (it follows the
+    reply's tokens); `close` frees llama.cpp's grammar sampler."""
+    _token_data = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)  # llama.cpp's llama_token_data
+
+    def __init__(self, vocab, # llama.cpp's vocabulary (`LlamaCppGenerator.vocab`)
+                 text: str, # the GBNF grammar, its start rule `root`
+                ):
+        self._lc = lc = _llama_cpp()
+        self.sampler = lc.llama_sampler_init_grammar(vocab, text.encode("utf-8"), b"root")
+        if not self.sampler: raise GeneratorError(f"invalid GBNF grammar (llama.cpp cannot parse it): {text[:120]!r}")
+        self.prompt, self.accepted, self.filtered = None, 0, 0  # prompt length; reply tokens fed to the grammar; full filterings
+        self._one = np.zeros(1, self._token_data)
+        self._one_array = lc.llama_token_data_array(data=self._one.ctypes.data_as(lc.llama_token_data_p), size=1, selected=-1, sorted=False)
+
+    def _allowed(self, token: int, logit: float) -> bool:
+        self._one[0] = (token, logit, 0.0)
+        self._one_array.size, self._one_array.selected = 1, -1
+        self._lc.llama_sampler_apply(self.sampler, ctypes.byref(self._one_array))
+        return bool(np.isfinite(self._one[0]["logit"]))
+
+    def __call__(self, input_ids: np.ndarray, # the prompt and the reply so far
+                 logits: np.ndarray, # the next token's logits over the vocabulary
+                ) -> np.ndarray:
+        if self.prompt is None: self.prompt = len(input_ids)  # the first call sees the prompt alone
+        for t in input_ids[self.prompt + self.accepted:]: self._lc.llama_sampler_accept(self.sampler, int(t)); self.accepted += 1
+        best = int(np.argmax(logits))
+        if self._allowed(best, float(logits[best])): return logits
+        self.filtered += 1
+        every = np.zeros(len(logits), self._token_data)
+        every["id"], every["logit"] = np.arange(len(logits)), logits
+        arr = self._lc.llama_token_data_array(data=every.ctypes.data_as(self._lc.llama_token_data_p), size=len(logits), selected=-1, sorted=False)
+        self._lc.llama_sampler_apply(self.sampler, ctypes.byref(arr))  # refused tokens get -inf, in place
+        return every["logit"]
+
+    def close(self):
+        "Free the grammar sampler (the processor cannot be used after)."
+        if self.sampler: self._lc.llama_sampler_free(self.sampler); self.sampler = None
+
+# %% ../../nbs/core/12_generate.ipynb #51480eff
 @patch
 def _streamed(self: LlamaCppGenerator, on_text: Callable[[str], None], **kw) -> dict:
     """`create_chat_completion(stream=True, **kw)` read to its end, each piece of text handed to `on_text` as it comes; returned in
@@ -381,6 +428,7 @@ def _streamed(self: LlamaCppGenerator, on_text: Callable[[str], None], **kw) -> 
     return {"choices": [{"message": {"content": "".join(pieces)}, "finish_reason": finish}],
             "usage": {"prompt_tokens": prompt[0] if prompt else 0, "completion_tokens": len(sampled) - eog}}
 
+# %% ../../nbs/core/12_generate.ipynb #a1866eb9
 @patch
 def generate(self: LlamaCppGenerator, messages: Messages, # the chat so far; the model writes the next assistant turn
               max_tokens: int, # most tokens to generate
@@ -390,8 +438,11 @@ def generate(self: LlamaCppGenerator, messages: Messages, # the chat so far; the
               on_text: Callable[[str], None] | None = None, # called with each piece of the reply as the model writes it (None: no streaming)
              ) -> Generation:
     "One chat completion with the model's chat template (greedy when `temperature` is 0), optionally constrained by a GBNF grammar."
+    compiled = self.grammar(grammar) if grammar else None  # checked (a bad grammar is refused here) and compiled either way
+    # greedy under a grammar: the first choice checked alone (`GreedyUnderGrammar`); drafted tokens go through llama.cpp's own chain
+    check = GreedyUnderGrammar(self.vocab, grammar) if grammar and temperature == 0 and not self.prompt_lookup else None
     kw = dict(messages=list(messages), max_tokens=max_tokens, temperature=temperature, stop=list(stop or []), seed=self.seed,
-              repeat_penalty=self.repeat_penalty, grammar=self.grammar(grammar) if grammar else None)
+              repeat_penalty=self.repeat_penalty, grammar=None if check else compiled, logits_processor=[check] if check else None)
     ids = self.prompt_ids(messages) if self._formatter is not None else None  # to count the prefix the KV cache holds
     with self._lock:  # no reset: llama.cpp reuses the KV cache of the longest prefix shared with the last call
         _llama_cpp().llama_perf_context_reset(self.llm.ctx)
@@ -399,6 +450,8 @@ def generate(self: LlamaCppGenerator, messages: Messages, # the chat so far; the
         t0 = time.perf_counter()
         try: r = self.llm.create_chat_completion(**kw) if on_text is None else self._streamed(on_text, **kw)
         except ValueError as e: raise GeneratorError(f"{self.name}: {e}") from None  # e.g. the prompt exceeds n_ctx
+        finally:
+            if check: check.close()
         dt = time.perf_counter() - t0
     ch, u = r["choices"][0], r["usage"]
     log_call("chat", u["prompt_tokens"], u["completion_tokens"], dt, reused)
@@ -412,6 +465,7 @@ def _shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
         n += 1
     return n
 
+# %% ../../nbs/core/12_generate.ipynb #b45859fd
 @patch
 def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages, # a chat asking a Yes/No question; the first token of the reply is scored
                    ) -> float:
@@ -432,6 +486,7 @@ def yes_probability(self: LlamaCppGenerator, prompt_messages: Messages, # a chat
     lse = lambda ix: float(np.logaddexp.reduce(logits[ix]))
     return 1.0 / (1.0 + math.exp(lse(self._no) - lse(self._yes)))
 
+# %% ../../nbs/core/12_generate.ipynb #13b4f806
 @patch
 def tokenizer(self: LlamaCppGenerator) -> GGUFTokenizer:
     "The model's tokenizer (shares the loaded vocabulary)."
