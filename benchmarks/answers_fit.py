@@ -15,7 +15,7 @@ from pathlib import Path
 from qasper_rag.answer.answering import ANSWERS_PROMPT, TYPED_PROMPTS, AnswersJudge, fit_threshold, form_problem, read_answer_labels
 from qasper_rag.evaluate.evaluate import question_groups
 from qasper_rag.core.generate import load_generator
-from qasper_rag.answer.judges import label_agreement, read_label_items
+from qasper_rag.answer.labels import label_agreement, read_label_items
 
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

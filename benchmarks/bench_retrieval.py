@@ -16,9 +16,10 @@ import argparse, platform, resource, statistics, tempfile, time
 import numpy as np
 from qasper_rag.papers.data import load_path
 from qasper_rag.core.env import shared_data_dir
-from qasper_rag.retrieve.retrieval import Retriever, get_config
+from qasper_rag.retrieve.retrieval import Retriever
 
 
+from qasper_rag.retrieve.config import get_config
 def stats(xs: list[float]) -> str:
     "Median and p95 in milliseconds."
     return f"median {1000 * statistics.median(xs):8.1f} ms   p95 {1000 * float(np.percentile(xs, 95)):8.1f} ms" if xs else "n/a"

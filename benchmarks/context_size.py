@@ -26,8 +26,9 @@ from qasper_rag.core.generate import load_generator
 from qasper_rag.core.stats import bootstrap_ci
 from qasper_rag.retrieve.packing import passage_sentences
 from qasper_rag.answer.prompts import context_block
-from qasper_rag.retrieve.retrieval import Retriever, get_config
+from qasper_rag.retrieve.retrieval import Retriever
 
+from qasper_rag.retrieve.config import get_config
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent/"shared/data/qasper"
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -2,7 +2,7 @@
 prompt-lookup decoding (draft tokens copied from the prompt, since answers often copy passage text), each against the
 default on the same questions, the same passages and the same grammar, one variant after the other in one process.
 
-Every model call is timed by the record's call log (`generate.calls_recorded`): the seconds of the answer call, its prompt
+Every model call is timed by the record's call log (`llm.calls_recorded`): the seconds of the answer call, its prompt
 tokens (read again after the KV cache's shared prefix) and its completion tokens. Greedy decoding with a draft accepts
 only the tokens the model would have chosen, so the replies must be the same text: the script says when they are not.
 Verification is off (it does not depend on these settings). Train papers only.
@@ -13,7 +13,7 @@ import argparse, json, statistics, time
 from pathlib import Path
 from qasper_rag.answer.answer import Answerer
 from qasper_rag.app import load_corpus
-from qasper_rag.core.generate import LlamaCppGenerator
+from qasper_rag.core.llama import LlamaCppGenerator
 from qasper_rag.core.models import qwen_gguf_path
 from qasper_rag.retrieve.retrieval import Retriever
 

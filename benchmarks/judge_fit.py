@@ -13,8 +13,9 @@ import argparse
 from pathlib import Path
 from qasper_rag.evaluate.evaluate import question_groups
 from qasper_rag.core.generate import load_generator
-from qasper_rag.answer.judges import GroundedJudge, check_labels, read_label_items
+from qasper_rag.answer.judges import GroundedJudge
 
+from qasper_rag.answer.labels import check_labels, read_label_items
 ROOT = Path(__file__).resolve().parents[1]
 p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 p.add_argument("--labels", default=str(ROOT.parent/"shared/data/labels/citation_support_offline_full.csv"))

@@ -31,7 +31,8 @@ def main():
     a = ap.parse_args()
     from tqdm.auto import tqdm
     from qasper_rag.app import make_answerer
-    from qasper_rag.answer.library import Library, LibraryAnswerer, MANIFEST
+    from qasper_rag.answer.library import Library, MANIFEST
+    from qasper_rag.answer.library_answer import LibraryAnswerer
     from qasper_rag.settings import AnswerSettings
     root, out = Path(a.library), Path(a.out)
     lib = Library(root, create=not (root / MANIFEST).exists())

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse, json, tempfile
 from pathlib import Path
 from qasper_rag.core.env import shared_data_dir
-from qasper_rag.answer.library import ROUTE_VOTES
+from qasper_rag.answer.library_answer import ROUTE_VOTES
 from qasper_rag.evaluate.routing import measure_library
 
 def main():

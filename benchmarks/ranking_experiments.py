@@ -31,8 +31,9 @@ from qasper_rag.app import load_corpus
 from qasper_rag.core.env import shared_data_dir
 from qasper_rag.retrieve.packing import pack, rrf
 from qasper_rag.evaluate.recall import question_recall
-from qasper_rag.retrieve.retrieval import Retriever, get_config
+from qasper_rag.retrieve.retrieval import Retriever
 
+from qasper_rag.retrieve.config import get_config
 BUDGETS = (1000, 2000, 4000, 6000)
 
 

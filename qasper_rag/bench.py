@@ -31,8 +31,7 @@ from .evaluate.evaluate import _peak_rss_mb  # the peak as an evaluation run rec
 # %% auto #0
 __all__ = ['QUANT_TYPES', 'SECTIONS', 'FULL', 'QUICK', 'rss_mb', 'best_of', 'slope', 'bench_chunking', 'bench_index',
            'bench_retrieval', 'bench_memory', 'quantized', 'paper_text', 'model_rates', 'bench_formats',
-           'bench_answers', 'adaptive_pack', 'bench_context', 'machine', 'run_bench', 'synthetic_vectors',
-           'bench_scaling']
+           'bench_answers', 'machine', 'run_bench', 'synthetic_vectors', 'bench_scaling']
 
 # %% ../nbs/18_bench.ipynb #40786c8c
 def _vmrss_mb(status: str, # the text of /proc/<pid>/status
@@ -42,12 +41,14 @@ def _vmrss_mb(status: str, # the text of /proc/<pid>/status
         if line.startswith("VmRSS:"): return int(line.split()[1]) / 1024
     return None
 
+# %% ../nbs/18_bench.ipynb #993518e8
 def rss_mb() -> float:
     "This process's resident memory now, in MB (from /proc; where there is none, its peak so far)."
     try: now = _vmrss_mb(Path("/proc/self/status").read_text())
     except OSError: now = None
     return _peak_rss_mb() if now is None else now
 
+# %% ../nbs/18_bench.ipynb #03ee46d5
 def best_of(fn: Callable[[], object], # the work to time
             repeats: int = 3, # how many times
            ) -> float:
@@ -57,6 +58,7 @@ def best_of(fn: Callable[[], object], # the work to time
         t = time.perf_counter(); fn(); ts.append(time.perf_counter() - t)
     return min(ts)
 
+# %% ../nbs/18_bench.ipynb #d67e6e43
 def slope(x: Sequence[float], y: Sequence[float]) -> float | None:
     "Least-squares slope of `y` on `x` (None with fewer than two distinct x)."
     x, y = np.asarray(x, float), np.asarray(y, float)
@@ -107,13 +109,15 @@ def bench_index(papers: Sequence[Paper], # the papers whose chunks are indexed
 def _questions(corpus: QasperCorpus, limit: int | None = None) -> list:
     return [(p, q) for p in corpus for q in p.questions][:limit]
 
+# %% ../nbs/18_bench.ipynb #52516eda
 def bench_retrieval(corpus: QasperCorpus, # the papers and their questions
                     config: str = "offline-2k", # retrieval preset (`get_config`)
                     limit: int | None = None, # the first `limit` questions (None: all)
                     progress: bool = False, # a progress bar per pass
                    ) -> dict:
     "Retrieval latency per question: cold (each paper's first question, index built from an empty cache) and warm (all questions again), with warm stage times."
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     qs = _questions(corpus, limit)
     with tempfile.TemporaryDirectory() as tmp:
         r = Retriever(get_config(config), cache_dir=tmp)
@@ -134,12 +138,14 @@ def _malloc_trim() -> bool:
     try: return bool(ctypes.CDLL("libc.so.6").malloc_trim(0)) or True
     except (OSError, AttributeError): return False
 
+# %% ../nbs/18_bench.ipynb #f7b4b1e4
 def bench_memory(data: str | Path, # QASPER file or folder
                  config: str = "offline-2k", # retrieval preset
                  limit: int | None = None, # the first `limit` questions
                 ) -> dict:
     "Resident memory after each question of a retrieval pass, and its growth per paper (all, and the second half) and per question."
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     start = rss_mb()
     qs = _questions(load_path(data), limit)
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,8 +173,10 @@ def _quiet_stderr():
         yield
     finally: os.dup2(saved, 2); os.close(saved)
 
+# %% ../nbs/18_bench.ipynb #929e7cf1
 QUANT_TYPES = {"Q4_K_M": 15, "Q4_0": 2, "Q8_0": 7}  # llama.cpp's LLAMA_FTYPE_MOSTLY_* numbers
 
+# %% ../nbs/18_bench.ipynb #bdb6f141
 def quantized(src: str | Path, # a GGUF file
               kind: str, # a key of `QUANT_TYPES`
               folder: str | Path, # where the made file is kept (reused when there)
@@ -191,10 +199,12 @@ def quantized(src: str | Path, # a GGUF file
         part.unlink(missing_ok=True); raise RuntimeError(f"llama.cpp could not quantise {src} to {kind}")
     return part.rename(out)
 
+# %% ../nbs/18_bench.ipynb #af6dc2ed
 def paper_text(paper: Paper) -> str:
     "A paper's abstract and section text, in order (a realistic prompt body)."
     return "\n\n".join([paper.abstract, *(t for *_, t in paper.paragraphs)])
 
+# %% ../nbs/18_bench.ipynb #c0e1724e
 def model_rates(gen, # a `LlamaCppGenerator`
                 text: str, # prompt body; cut to `prompt_tokens` tokens
                 prompt_tokens: int = 2000, # prompt length
@@ -214,6 +224,7 @@ def model_rates(gen, # a `LlamaCppGenerator`
         if t["gen_tok_s"] > best.get("decode_tok_s", 0): best.update(decode_tok_s=t["gen_tok_s"], decoded_tokens=t["gen_tokens"])
     return best
 
+# %% ../nbs/18_bench.ipynb #e66815a4
 def bench_formats(src: str | Path, # the shipped GGUF
                   text: str, # prompt body (`paper_text`)
                   kinds: Sequence[str] = tuple(QUANT_TYPES), # weight formats
@@ -222,7 +233,7 @@ def bench_formats(src: str | Path, # the shipped GGUF
                   **rates, # passed to `model_rates`
                  ) -> list[dict]:
     "Prefill and decode rates and file size of the model in each weight format."
-    from qasper_rag.core.generate import LlamaCppGenerator
+    from qasper_rag.core.llama import LlamaCppGenerator
     from qasper_rag.core.models import default_model_dir
     out = []
     for k in kinds:
@@ -256,98 +267,33 @@ def bench_answers(corpus: QasperCorpus, # the papers; the first question of each
             "total": percentiles([r["total"] for r in rows]), "generation": percentiles([r["generation"] for r in rows]),
             "compute": percentiles([r["compute"] for r in rows])}
 
-# %% ../nbs/18_bench.ipynb #dd2cda35
-def adaptive_pack(ids: Sequence[str], # chunk ids, best first
-                  cos: dict[str, float], # each chunk's dense cosine to the question
-                  ntok: dict[str, int], # each chunk's tokens
-                  budget: int = 2000, # most tokens
-                  rel: float = 0.8, # after `min_passages`, keep a passage only at this share of the best cosine or more
-                  floor: float = 0.0, # ... and at this cosine or more
-                  min_passages: int = 3, # passages always kept (budget allowing)
-                  max_passages: int = 20, # most passages
-                 ) -> tuple[list[str], int]:
-    "Chunks in rank order under `budget`, dropping those the dense cosine calls unlikely to help; returns them and their tokens."
-    top, chosen, used = (cos[ids[0]] if ids else 0.0), [], 0
-    for i in ids:
-        if len(chosen) >= max_passages or used + ntok[i] > budget: continue
-        if len(chosen) >= min_passages and (cos[i] < rel * top or cos[i] < floor): continue
-        chosen.append(i); used += ntok[i]
-    return chosen, used
-
-def bench_context(corpus: QasperCorpus, # papers and their questions with evidence
-                  groups: dict[str, str], # question id -> its split's name ("train" or "test" in it), e.g. `evaluate.question_groups`
-                  budgets: Sequence[int] = (500, 1000, 1500, 2000, 2500, 3000), # fixed budgets of the curve
-                  rels: Sequence[float] = (0.6, 0.7, 0.8, 0.9), # adaptive rules: shares of the best cosine
-                  floors: Sequence[float] = (0.0, 0.2, 0.3), # adaptive rules: least cosines
-                  reference: int = 2000, # the budget an adaptive rule must match (within 0.01 recall on train)
-                 ) -> dict:
-    "Evidence recall against context tokens: fixed budgets and adaptive rules, by split; the rule chosen on train; the prefix shared by consecutive questions."
-    from qasper_rag.retrieve.packing import pack
-    from qasper_rag.evaluate.recall import question_recall
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
-    split = lambda qid: "train" if "train" in groups.get(qid, "") else "test" if "test" in groups.get(qid, "") else "all"
-    r = Retriever(get_config("offline-2k").replace(budget=max(budgets)))
-    rows = []
-    for p in corpus:
-        for q in p.questions:
-            if not q.evidence: continue
-            res = r.retrieve(p, q.text)
-            ids = list(res.stages["final"].ids)
-            rows.append({"split": split(q.id), "q": q, "cp": res.chunked, "ids": ids, "cos": dict(zip(res.stages["dense"].ids, res.stages["dense"].scores)),
-                         "ntok": {i: res.chunked.by_id[i].n_tokens for i in ids}})
-    def measure(choose) -> dict:
-        out = {}
-        for s in sorted({x["split"] for x in rows}):
-            rec, tok = [], []
-            for x in (x for x in rows if x["split"] == s):
-                chosen, used = choose(x)
-                if (v := question_recall(x["cp"], x["q"], chosen, used).recall) is not None: rec.append(v)
-                tok.append(used)
-            out[s] = {"recall": float(np.mean(rec)), "mean_tokens": float(np.mean(tok)), "median_tokens": float(np.median(tok)), "n": len(rec)}
-        return out
-    fixed = {b: measure(lambda x, b=b: (lambda c: (list(c.chunk_ids), c.n_tokens))(pack(x["ids"], x["cp"].by_id, b, 20))) for b in budgets}
-    rules = [{"rel": rel, "floor": fl, **measure(lambda x, rel=rel, fl=fl: adaptive_pack(x["ids"], x["cos"], x["ntok"], reference, rel, fl))}
-             for rel in rels for fl in floors]
-    ref = fixed[reference].get("train")
-    ok = [x for x in rules if ref and x["train"]["recall"] >= ref["recall"] - 0.01]
-    shared, total = [], []
-    for a, b in zip(rows, rows[1:]):
-        if a["q"].paper_id != b["q"].paper_id: continue
-        ca, cb = (pack(x["ids"], x["cp"].by_id, reference, 20).chunk_ids for x in (a, b))
-        n = 0
-        for u, v in zip(ca, cb):
-            if u != v: break
-            n += b["ntok"][v]
-        shared.append(n); total.append(sum(b["ntok"][v] for v in cb))
-    return {"reference": reference, "fixed": {str(b): v for b, v in fixed.items()}, "rules": rules,
-            "chosen": min(ok, key=lambda x: x["train"]["mean_tokens"]) if ok else None,
-            "shared_prefix": {"pairs": len(shared), "mean_tokens": float(np.mean(shared)) if shared else None,
-                              "share": sum(shared) / sum(total) if shared else None,
-                              "pairs_sharing": sum(1 for x in shared if x) / len(shared) if shared else None}}
-
 # %% ../nbs/18_bench.ipynb #c72613ad
-SECTIONS = ("chunking", "index", "retrieval", "memory", "generation", "context", "scaling")
+SECTIONS = ("chunking", "index", "retrieval", "memory", "generation", "scaling")
 FULL = dict(papers=None, questions=None, answers=4, generator="qwen-1.5b", prompt_tokens=2000, formats=tuple(QUANT_TYPES),
             sizes=(10_000, 100_000, 1_000_000), kinds=("flat", "hnsw", "ivfpq"), k=100)
 QUICK = dict(papers=2, questions=4, answers=1, generator="smollm2", prompt_tokens=256, formats=("Q8_0",),
              sizes=(10_000, 20_000), kinds=("flat", "hnsw", "ivfpq"), k=20)
 
+# %% ../nbs/18_bench.ipynb #03a4f13f
 def machine() -> dict:
     "What the numbers were measured on."
     import os
     return {"python": platform.python_version(), "machine": platform.machine(), "processor": platform.processor() or None,
             "cpus": os.cpu_count(), "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None}
 
+# %% ../nbs/18_bench.ipynb #5bf4ca2c
 def _memory_in_fresh_process(data: str, config: str, limit: int | None) -> dict:
     import concurrent.futures as cf, multiprocessing as mp
     from qasper_rag.bench import bench_memory as fn  # by its module's name: a fresh process imports it from there
     with cf.ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as ex:
         return ex.submit(fn, data, config, limit).result()
 
+# %% ../nbs/18_bench.ipynb #431887e6
 def _gguf(spec: str) -> Path:
     from qasper_rag.core.models import EMBEDDED_GENERATORS
     return EMBEDDED_GENERATORS[spec]() if spec in EMBEDDED_GENERATORS else Path(spec)
 
+# %% ../nbs/18_bench.ipynb #c4eccb43
 def run_bench(out: str | Path, # folder of bench.json (created)
               sections: Sequence[str] | None = None, # a subset of `SECTIONS` (None: all)
               quick: bool = False, # the smoke settings (`QUICK`) instead of `FULL`
@@ -381,9 +327,6 @@ def run_bench(out: str | Path, # folder of bench.json (created)
             src = _gguf(s["generator"])
             r = {"formats": bench_formats(src, paper_text(papers[0]), s["formats"], threads=threads, prompt_tokens=s["prompt_tokens"]),
                  "answers": bench_answers(sub, s["answers"], s["generator"], threads, progress)}
-        elif name == "context":
-            from qasper_rag.evaluate.evaluate import question_groups
-            r = bench_context(sub, question_groups(data))
         else: r = bench_scaling(sub, load_embedder("minilm"), s["sizes"], s["kinds"], s["k"], threads=threads, progress=progress)
         doc["sections"][name] = {**r, "seconds": time.perf_counter() - t0}
         path.write_text(json.dumps(doc, indent=1))
@@ -405,11 +348,13 @@ def synthetic_vectors(real: np.ndarray, # real unit vectors (rows)
         out[i:i + m] = v / np.linalg.norm(v, axis=1, keepdims=True)
     return out
 
+# %% ../nbs/18_bench.ipynb #8dcd23ed
 def _vector_index(kind: str, dim: int, **settings):
     from qasper_rag.retrieve.dense import INDEX_VERSION, DenseIndex, ann_params
     return DenseIndex(None, params={"version": INDEX_VERSION, "embedder": "vectors", "dim": dim, "long_text": "truncate",
                                     "chunker": "", **ann_params(kind, dim, **settings)})
 
+# %% ../nbs/18_bench.ipynb #16109c72
 def bench_scaling(corpus: QasperCorpus, # real papers: their chunks are the real vectors, their questions the queries
                   embedder, # the dense embedder
                   sizes: Sequence[int] = (10_000, 100_000, 1_000_000), # corpus sizes (real vectors plus synthetic ones)

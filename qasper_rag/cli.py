@@ -15,18 +15,17 @@ Docs: https://qasper-rag.github.io/qasper_rag/cli.html.md"""
 from __future__ import annotations
 import argparse, dataclasses, json, os, sys
 from pathlib import Path
-from .app import chunk_stats, load_corpus, make_answerer, pdf_corpus, run_eval, tex_corpus
+from .app import check_label_file, chunk_stats, load_corpus, make_answerer, pdf_corpus, run_eval, tex_corpus
 from .papers.data import QasperCorpus, QasperDataError, load_qasper
 from .papers.chunking import ChunkerConfig, QasperChunker, chunk_paper_id
 from .settings import AnswerSettings, RunSettings, get_run_settings, RUN_PRESETS
-from .core.env import env
+from .core.env import env, project_root
+from .terminal import print_answer, print_chunks, print_label_check, print_metrics, print_recall, print_stats, print_stream
 
 # %% auto #0
-__all__ = ['COMMANDS', 'positive_int', 'share', 'print_stats', 'print_chunks', 'own_corpus', 'cmd_chunks', 'print_recall',
-           'cmd_recall', 'print_answer', 'print_stream', 'cmd_ask', 'answer_settings', 'use_color', 'write_html',
-           'print_metrics', 'run_settings', 'cmd_eval', 'cmd_score', 'print_label_check', 'cmd_labels',
-           'shared_data_dir_default', 'cmd_report', 'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt',
-           'build_parser', 'main']
+__all__ = ['COMMANDS', 'positive_int', 'share', 'own_corpus', 'cmd_chunks', 'cmd_recall', 'cmd_ask', 'answer_settings',
+           'use_color', 'write_html', 'run_settings', 'cmd_eval', 'cmd_score', 'cmd_labels', 'shared_data_dir_default',
+           'cmd_report', 'cmd_bench', 'cmd_add', 'cmd_library', 'ask_library', 'cmd_adapt', 'build_parser', 'main']
 
 # %% ../nbs/90_cli.ipynb #24eab59b
 def positive_int(text: str) -> int:
@@ -36,42 +35,13 @@ def positive_int(text: str) -> int:
     if n < 1: raise argparse.ArgumentTypeError(f"{n} is not allowed here: give a whole number of 1 or more")
     return n
 
+# %% ../nbs/90_cli.ipynb #013b12d4
 def share(text: str) -> float:
     "An argparse type: a share from 0 up to (not including) 1, such as a chunk overlap."
     try: x = float(text)
     except ValueError: raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 <= x < 1: raise argparse.ArgumentTypeError(f"{x} is not allowed here: give a share from 0 up to 1 (0.1 for 10%)")
     return x
-
-# %% ../nbs/90_cli.ipynb #0450e42e
-def _pct(a: int, b: int) -> str: return f"{a}/{b} ({a/b:.1%})" if b else f"{a}/0"
-
-def print_stats(s: dict, # `chunk_stats` output
-                out=sys.stdout, # where to print
-               ):
-    "Readable form of `chunk_stats`."
-    w = lambda *a: print(*a, file=out)
-    w(f"papers {s['papers']}, questions {s['questions']}, chunks {s['chunks']} {s['chunks_by_kind']}")
-    w(f"chunk tokens: max {s['max_chunk_tokens']}, mean {s['mean_chunk_tokens']} ({s['tokenizer']}); "
-      f"overlap between consecutive chunks: min {s['overlap_tokens']['min']}, mean {s['overlap_tokens']['mean']} (n={s['overlap_tokens']['n']})")
-    w(f"text evidence mapped to a chunk:         {_pct(s['text_evidence_mapped'], s['text_evidence'])}"
-      f" ({s['text_evidence_partial_only']} only partially, split across overlapping chunks)")
-    w(f"table/figure evidence mapped to a chunk: {_pct(s['float_evidence_mapped'], s['float_evidence'])}")
-    w(f"table captions with a body: {_pct(s['tables_with_body'], s['table_captions'])} {s['table_body_sources']}"
-      f", {s['truncated_table_bodies']} cut to fit")
-    if s.get("table_bodies_read") is not None:
-        w(f"table files: {s['table_bodies_read']} table bodies read for these papers, {s['table_bodies_unused']} matched no caption")
-    for e in s["evidence_exceptions"]: w(f"  exception: {e['kind']} evidence {e['evidence']!r} (question {e['question_id'][:8]}, mapped={e['mapped']})")
-
-# %% ../nbs/90_cli.ipynb #92d24ce0
-def print_chunks(chunks, # one paper's chunks, in order
-                 out=sys.stdout, # where to print
-                ):
-    "The chunks of one paper, readable in a terminal."
-    for c in chunks:
-        extra = " (body cut to fit)" if c.body_truncated else ""
-        print(f"── [{c.order}] {c.id}  {c.kind}  {c.n_tokens} tokens  § {c.section}{extra}", file=out)
-        print(c.text, file=out); print(file=out)
 
 # %% ../nbs/90_cli.ipynb #19a5f8e9
 def _data_args(p: argparse.ArgumentParser):
@@ -82,12 +52,14 @@ def _data_args(p: argparse.ArgumentParser):
     p.add_argument("--arxiv", action="store_true", help="also fetch table bodies from the papers' arXiv LaTeX (network; cached in data/arxiv)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
+# %% ../nbs/90_cli.ipynb #a3247623
 def _chunker_args(p: argparse.ArgumentParser):
     d = ChunkerConfig()
     p.add_argument("--max-tokens", type=positive_int, default=d.max_tokens, help="chunk limit in tokens, prefix included")
     p.add_argument("--overlap", type=share, default=d.overlap, help="overlap between consecutive chunks (share of the limit)")
     p.add_argument("--tokenizer", default=d.tokenizer, help="'minilm', a tokenizer.json path, or a HF model id")
 
+# %% ../nbs/90_cli.ipynb #d745156a
 def _paper_args(p: argparse.ArgumentParser, required: bool = False):
     "`--paper ID` (a QASPER paper), `--pdf FILE` (a paper read from its PDF) or `--tex PATH` (from its LaTeX source), one of them `required` or neither."
     g = p.add_mutually_exclusive_group(required=required)
@@ -97,10 +69,12 @@ def _paper_args(p: argparse.ArgumentParser, required: bool = False):
                    "(read by qasper_rag.papers.tex.load_tex; --data and the table options are unused)")
     p.add_argument("--password", default="", help="the password of an encrypted --pdf (its user password)")
 
+# %% ../nbs/90_cli.ipynb #10cfe981
 def own_corpus(a: argparse.Namespace) -> QasperCorpus | None:
     "The one-paper corpus of `--pdf` or `--tex`, or None when neither is given (a QASPER paper)."
     return pdf_corpus(a.pdf, a.password) if a.pdf else tex_corpus(a.tex) if a.tex else None
 
+# %% ../nbs/90_cli.ipynb #c9b53cd4
 def cmd_chunks(a: argparse.Namespace) -> int:
     "Print the chunks of one paper (a QASPER paper, a PDF or a LaTeX source), or chunking statistics."
     own = own_corpus(a)
@@ -118,24 +92,11 @@ def cmd_chunks(a: argparse.Namespace) -> int:
     return 0
 
 # %% ../nbs/90_cli.ipynb #3693bf0d
-def print_recall(r: dict, # `measure_recall` output
-                 out=sys.stdout, # where to print
-                ):
-    "Readable form of `measure_recall`."
-    w = lambda *a: print(*a, file=out)
-    fmt = lambda v: "n/a" if v is None else f"{v:.3f}"
-    er, n = r["evidence_recall"], r["n"]
-    w(f"config {r['config']}, budget {r['budget']} tokens, {r['n_questions']} questions with evidence")
-    w(f"evidence recall: all {fmt(er['all'])} (n={n['all']}), text {fmt(er['text'])} (n={n['text']}), "
-      f"table/figure {fmt(er['float'])} (n={n['float']}); per best annotator {fmt(r['per_annotator']['all'])}")
-    w(f"sent per question: {r['mean_chunks'] or 0:.1f} chunks, {r['mean_tokens'] or 0:.0f} tokens")
-    if "right_paper_in_context" in r: w(f"open-domain: the right paper is among the passages for {fmt(r['right_paper_in_context']['share'])} of questions (n={r['right_paper_in_context']['n']})")
-    w("recall vs budget: " + ", ".join(f"{b}: {fmt(v['all'])} (text {fmt(v['text'])}, float {fmt(v['float'])})" for b, v in r["curve"].items()))
-
 def cmd_recall(a: argparse.Namespace) -> int:
     "Evidence recall of a retrieval configuration."
     from qasper_rag.evaluate.recall import measure_recall
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     try: cfg = get_config(a.config)
     except ValueError as e: raise QasperDataError(str(e)) from None
     corpus, _ = load_corpus(a.data, a.split, a.tables, not a.no_tables, a.arxiv)
@@ -146,68 +107,13 @@ def cmd_recall(a: argparse.Namespace) -> int:
     else: print_recall(r)
     return 0
 
+# %% ../nbs/90_cli.ipynb #9d12f2f5
 def _recall_args(p: argparse.ArgumentParser):
     _data_args(p)
     p.add_argument("--config", default="final", help="preset name (baseline, final, ...) or a JSON file")
     p.add_argument("--budget", type=positive_int, help="token budget of the context (overrides the configuration)")
     p.add_argument("--limit", type=positive_int, help="only the first N questions with evidence")
     p.add_argument("--records", help="write one JSON line per question to this file")
-
-# %% ../nbs/90_cli.ipynb #baeb8cda
-def print_answer(r, # an `AnswerRecord`
-                 out=sys.stdout, # where to print
-                 width: int = 100, # characters per line when wrapping
-                 papers: dict[str, str] | None = None, # paper id -> title: each cited passage names its paper (a library's answers)
-                 color: bool = False, # supporting sentences in ANSI colour (else between » and «)
-                 full: bool = False, # whole passages, supporting sentences highlighted (else those sentences alone)
-                 by_paper: list[tuple[str, str]] | None = None, # (paper title, sentence) per shown sentence (`library.sentences_by_paper`)
-                ):
-    "An answer record, readable in a terminal: the answer, how each sentence was checked, the short answer and the cited passages' supporting sentences."
-    import textwrap
-    w = lambda *a: print(*a, file=out)
-    if r.failed: w(f"no answer: {'; '.join(r.problems)}"); return
-    if by_paper and len({t for t, _ in by_paper}) > 1:  # an answer about several papers: each sentence says which
-        for t, x in by_paper: w(textwrap.fill(f"{x} (about: {t})", width, subsequent_indent="  "))
-    else: w(textwrap.fill(r.answer, width))
-    if r.notice: w(f"({r.notice})")
-    if r.verification:
-        w(f"\nchecked by {r.verification.get('judge')}:")
-        for s in r.sentences:
-            what = s.get("repaired") or ("supported by " + ", ".join(f"Doc {d}" for d in s["citations"]) if s.get("citations") else "")
-            w(f"  [{s.get('status')}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
-              + (f"\n      {what}" if what else ""))
-    from qasper_rag.answer.short import short_answer_type  # a record older than the field: typed against its cited passages
-    w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p['text'] for p in r.passages])}): {r.short_answer}")
-    if r.problems: w(f"warning: {'; '.join(r.problems)}")
-    from qasper_rag.answer.show import passages_text
-    if r.passages: w(passages_text(r, color, full, width, papers))
-    t = r.timings
-    w(f"\n({r.model}; retrieval {t.get('retrieval', 0):.1f} s, generation {t.get('generation', 0):.1f} s, "
-      f"verification {t.get('verification', 0):.1f} s, {r.usage.get('prompt_tokens', 0)} prompt tokens, {len(r.context)} passages sent)")
-
-# %% ../nbs/90_cli.ipynb #1a08a102
-def print_stream(events, # `Answerer.stream(paper, question)`'s events
-                 out=None, # where to print (None: `sys.stdout` as it is when called)
-                 width: int = 100, # characters per line when wrapping the checked answer
-                 **show, # `print_answer`'s options for the checked answer (`color`, `full`)
-                ):
-    "Print an answer as it happens: the passages sent, the reply as the model writes it, then the checked answer; returns the record."
-    from qasper_rag.answer.answer import Done, Passages, Text
-    out, attempt = out or sys.stdout, 0
-    w = lambda *a, end="\n": print(*a, file=out, end=end, flush=True)
-    for e in events:
-        if isinstance(e, Passages):
-            w(f"{len(e.context)} passages sent from {e.title or 'the paper'}:")
-            for c in e.context: w(f"  [Doc {c['doc']}] {c['section']} ({c['chunk_id']})")
-            w("\nthe model writes:")
-        elif isinstance(e, Text):
-            if e.attempt != attempt and attempt: w("\n(asked again: the reply did not follow the format)")
-            attempt = e.attempt
-            w(e.text, end="")
-        elif isinstance(e, Done):
-            w("\n")
-            print_answer(e.record, out, width, **show)
-            return e.record
 
 # %% ../nbs/90_cli.ipynb #e9a54971
 def cmd_ask(a: argparse.Namespace) -> int:
@@ -229,9 +135,11 @@ def cmd_ask(a: argparse.Namespace) -> int:
     if a.json: print(json.dumps(rec.to_dict(), indent=1))
     return 1 if rec.failed else 0
 
-_THREADS_HELP = ("CPU threads for the embedded generator (default: generate.default_threads(): $QASPER_LLM_THREADS, else half "
+# %% ../nbs/90_cli.ipynb #d2a71d59
+_THREADS_HELP = ("CPU threads for the embedded generator (default: llama.default_threads(): $QASPER_LLM_THREADS, else half "
                 "the CPUs, as llama.cpp's threads spin-wait and more threads than free cores stall it; more on an idle machine)")
 
+# %% ../nbs/90_cli.ipynb #f3b9a3af
 def _model_args(p: argparse.ArgumentParser):
     "Options shared by the commands that answer questions (`AnswerSettings`; an option not given keeps the settings' value)."
     p.add_argument("--config", help="retrieval preset or JSON file (default: offline-2k, the offline preset at 2,000 tokens)")
@@ -242,6 +150,7 @@ def _model_args(p: argparse.ArgumentParser):
     p.add_argument("--verify", help="judge that checks every answer sentence before it is shown: grounded (default), "
                    "llm, lexical, true[:<model>], or none (show the model's sentences unchecked)")
 
+# %% ../nbs/90_cli.ipynb #d7d0c93d
 def answer_settings(a: argparse.Namespace, # the parsed options: config, generator, threads, verify, install (None: not given)
                     base: AnswerSettings = AnswerSettings(), # the settings the given options override
                    ) -> AnswerSettings:
@@ -250,6 +159,7 @@ def answer_settings(a: argparse.Namespace, # the parsed options: config, generat
     given = {k: v for k, v in (("retrieval", a.config), ("generator", a.generator), ("threads", a.threads), ("verify", a.verify)) if v is not None}
     return dataclasses.replace(base, **given, **({"install": True} if a.install else {})).resolved()
 
+# %% ../nbs/90_cli.ipynb #2f8440ef
 def _ask_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p); _paper_args(p)
     p.add_argument("--fast", action="store_true", help="the fast preset: 500 tokens of short passages instead of 2,000 tokens, an answer "
@@ -266,12 +176,14 @@ def _show_args(p: argparse.ArgumentParser):
     p.add_argument("--html", metavar="FILE", help="also write the answer as one self-contained HTML file: [Doc N] linked to its passage, "
                    "supporting sentences marked, a PDF's pages drawn with their lines boxed")
 
+# %% ../nbs/90_cli.ipynb #ac551466
 def use_color(a: argparse.Namespace, # the parsed options (`--no-color`)
               out=sys.stdout, # where the answer is printed
              ) -> bool:
     "True if supporting sentences are highlighted in colour: a terminal, no `--no-color`, no `NO_COLOR` in the environment."
     return not getattr(a, "no_color", False) and "NO_COLOR" not in os.environ and hasattr(out, "isatty") and out.isatty()
 
+# %% ../nbs/90_cli.ipynb #078ee2a1
 def write_html(rec, # an `AnswerRecord`
                path: str | Path, # the HTML file to write
               ) -> Path:
@@ -283,31 +195,6 @@ def write_html(rec, # an `AnswerRecord`
     print(f"wrote {path}", file=sys.stderr)
     return path
 
-# %% ../nbs/90_cli.ipynb #cfb1e7db
-def print_metrics(m: dict, # a run's metrics.json, loaded
-                  out=sys.stdout, # where to print
-                 ):
-    "Readable form of a run's metrics.json."
-    w = lambda *a: print(*a, file=out)
-    c, r = m["coverage"], m.get("run", {})
-    w(f"run: config {r.get('config')}, generator {r.get('generator')}, judge {r.get('judge')}; "
-      f"{m['finished']}/{m['n_questions']} questions done, {c['failed']} failed; wall {r.get('wall_s')} s, peak memory {r.get('peak_rss_mb')} MB")
-    for k, v in m["display"].items(): w(f"  {k:26s} {v}")
-    er = m["evidence_recall"]
-    w(f"  evidence recall by type    text {er['text']} (n={er['n']['text']}), table/figure {er['float']} (n={er['n']['float']})")
-    ci = m["citations"]
-    w(f"  citations                  {ci['sentences']} sentences, median {ci['per_sentence_median']} per sentence, "
-      f"{ci['cited_by_model']} cited by the model, {ci['attributed']} attributed, {ci['uncited']} uncited")
-    if (v := m.get("verification")) and v.get("shown_claims"):
-        w(f"  supported (judge)          {v['supported']} of {v['shown_claims']} shown claims ({v['supported_share']:.1%}); {v['counts']}; "
-          f"{v['no_answer']} answers say the passages do not answer")
-    for name, k in m["kappa"].items():
-        if isinstance(k, dict) and "recall" in k:
-            for lvl, v in k.items(): w(f"  kappa {name} ({lvl}){'':6s} " + ("n/a" if not v else f"{v['kappa']} (n={v['n']}, agreement {v['agreement']})"))
-        elif isinstance(k, dict): w(f"  kappa {name:22s} {k['kappa']} (n={k['n']})")
-    s = m["seconds_per_question"]
-    if s.get("n"): w(f"  seconds per question       median {s['median']}, p95 {s['p95']} (n={s['n']})")
-
 # %% ../nbs/90_cli.ipynb #1e0fe085
 def run_settings(a: argparse.Namespace) -> RunSettings:
     "The run settings of `eval`'s options: `--settings` (a preset or JSON file) with every option that was given."
@@ -318,6 +205,7 @@ def run_settings(a: argparse.Namespace) -> RunSettings:
     if a.arxiv: given["arxiv"] = True
     return dataclasses.replace(base, answer=answer_settings(a, base.answer), **given).resolved()
 
+# %% ../nbs/90_cli.ipynb #3b6f8560
 def cmd_eval(a: argparse.Namespace) -> int:
     "Answer, judge and score every question; resumable."
     m = run_eval(a.out, run_settings(a), a.restart, progress=not a.json)
@@ -325,6 +213,7 @@ def cmd_eval(a: argparse.Namespace) -> int:
     else: print_metrics(m); print(f"wrote {Path(a.out)/'metrics.json'} and {Path(a.out)/'predictions.jsonl'}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #8c7bc6b5
 def _eval_args(p: argparse.ArgumentParser):
     _data_args(p); _model_args(p)
     p.add_argument("--out", required=True, help="run folder (created; a rerun with the same settings resumes)")
@@ -358,6 +247,7 @@ def cmd_score(a: argparse.Namespace) -> int:
     if unknown: print(f"warning: {len(unknown)} predictions are for questions not in --gold (ignored), e.g. {unknown[0]}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #30da89a8
 def _score_args(p: argparse.ArgumentParser):
     p.add_argument("--gold", required=True, help="QASPER data (v0.3 JSON file or folder, or HF rows) holding the gold answers")
     p.add_argument("--pred", required=True, help="predictions JSONL: question_id, predicted_answer, predicted_evidence")
@@ -366,42 +256,13 @@ def _score_args(p: argparse.ArgumentParser):
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 # %% ../nbs/90_cli.ipynb #f63d5ebd
-def print_label_check(r: dict, # `check_labels` output
-                      out=sys.stdout, # where to print
-                     ):
-    "Readable form of `check_labels`."
-    w = lambda *a: print(*a, file=out)
-    row = lambda name, x: w(f"  {name:34s} kappa {x['kappa']} {x.get('kappa_ci95')} (n={x['n']}), false 'supported' rate {x['false_supported_rate']} "
-                            f"({x['confusion'][0][1]}/{x['judge_supported']}), judge says supported {x['judge_supported']}, labels {x['label_supported']}")
-    w(f"judge {r['judge']} against the labels (confusion rows: judge supported/not, columns: label supported/not {r['confusion']})")
-    row("all", r)
-    for g, x in r.get("groups", {}).items(): row(g, x)
-    if (ak := r.get("answers_kappa")):
-        w(f"answers judge {ak['judge']} (threshold {ak['threshold']}) against the labels' answers column (rows: judge answers/not)")
-        row("all", ak)
-        for g, x in ak.get("groups", {}).items(): row(g, x)
-
 def cmd_labels(a: argparse.Namespace) -> int:
     "Check a judge against a label file; or export a run's judged sentences for labelling, or read the labels back into the run's kappa."
-    from qasper_rag.evaluate.evaluate import RunDir, finish_run, question_groups
-    from qasper_rag.answer.judges import export_labelling, check_labels, read_label_items, load_judge
+    from qasper_rag.evaluate.runs import RunDir
+    from qasper_rag.evaluate.evaluate import finish_run
+    from qasper_rag.answer.labels import export_labelling
     if a.check:
-        items = read_label_items(a.check)
-        gen = None
-        if a.judge in ("grounded", "llm"):
-            from qasper_rag.core.generate import load_generator
-            gen = load_generator(a.generator, install=a.install, **({"n_threads": a.threads} if a.threads else {}))
-        where = question_groups(a.data)  # the data file of each item's question: train and test papers reported apart
-        groups = {i.item_id: where[i.item_id.split("#")[0]] for i in items if i.item_id.split("#")[0] in where}
-        judge = load_judge(a.judge, gen, cache=a.cache)
-        r = check_labels(items, judge, groups, progress=not a.json)
-        r.pop("verdicts"); details = r.pop("details")
-        from qasper_rag.answer.answering import AnswersJudge, check_answer_labels, read_answer_labels
-        if (answers := read_answer_labels(a.check)):  # the file also labels whether each sentence answers its question
-            aj = AnswersJudge(gen, cache=getattr(judge, "cache", None))
-            r["answers_kappa"] = check_answer_labels(items, answers, aj, groups)
-            byid = {d["item_id"]: d for d in r["answers_kappa"].pop("details")}
-            details = [{**d, **{k: byid[d["item_id"]][k] for k in ("answers_label", "answers")}} if d["item_id"] in byid else d for d in details]
+        r, details = check_label_file(a.check, a.judge, a.generator, a.threads, a.install, a.cache, a.data, progress=not a.json)
         if a.verdicts: Path(a.verdicts).write_text("".join(json.dumps(d) + "\n" for d in details))
         if a.json: print(json.dumps(r, indent=1))
         else: print_label_check(r)
@@ -422,6 +283,7 @@ def cmd_labels(a: argparse.Namespace) -> int:
     print(json.dumps({k: v for k, v in m["kappa"].items()}, indent=1))
     return 0
 
+# %% ../nbs/90_cli.ipynb #248a34f1
 def _labels_args(p: argparse.ArgumentParser):
     p.add_argument("--run", help="an evaluation run folder (for --export and --read)")
     g = p.add_mutually_exclusive_group(required=True)
@@ -447,24 +309,19 @@ def shared_data_dir_default() -> Path:
     from qasper_rag.core.env import shared_data_dir
     return shared_data_dir()/"original_format"
 
+# %% ../nbs/90_cli.ipynb #c6e217d8
 def cmd_report(a: argparse.Namespace) -> int:
     "Run the evaluation notebooks with papermill and render them to HTML in reports/<name>/."
-    from qasper_rag.report import full_parameters, make_report
+    from qasper_rag.report import full_parameters, make_report, rerender_folder, smoke_parameters
     only = [x.strip() for x in a.only.split(",")] if a.only else None
     root = Path(a.reports) if a.reports else None
-    from qasper_rag.core.env import project_root
-    from qasper_rag.report import smoke_parameters
     out = (root or project_root()/"reports")/a.name
     if a.rerender:  # the pages again from the executed notebooks beside them: nothing runs
-        from qasper_rag.report import PAGES, rerender, write_index
-        names = only or [n for n in PAGES if (out/f"{n}.ipynb").exists()]
-        if not names: raise SystemExit(f"{out}: no executed report notebook to render again; run `qasper-rag report --name {a.name}` first")
-        for n in names: print(f"{n}: {rerender(n, out)}")
-        write_index(out.parent)
+        for n, html in rerender_folder(out, only).items(): print(f"{n}: {html}")
         return 0
     if a.smoke: params = smoke_parameters(out)  # each notebook's small default run
     else:
-        from qasper_rag.core.generate import default_threads  # the generator's own rule, as every command; the notebooks take an int
+        from qasper_rag.core.llama import default_threads  # the generator's own rule, as every command; the notebooks take an int
         params = full_parameters(out, a.data or str(shared_data_dir_default()), a.generator, a.judge, a.config,
                                  a.threads or default_threads(), a.limit)
         if a.sample is not None: params["measurement_bugs"]["sample"] = a.sample
@@ -472,6 +329,7 @@ def cmd_report(a: argparse.Namespace) -> int:
     for nb, html in done.items(): print(f"{nb}: {html}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #eb86f547
 def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--name", default="offline-full", help="report folder under reports/ (it also holds the evaluation run, resumed if present)")
     p.add_argument("--data", help="QASPER file or folder (default: every shared question)")
@@ -487,19 +345,20 @@ def _report_args(p: argparse.ArgumentParser):
     p.add_argument("--reports", help="reports folder (default: reports/ of the checkout)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
 
+# %% ../nbs/90_cli.ipynb #834687be
 def cmd_bench(a: argparse.Namespace) -> int:
     "Measure every stage side by side (`bench.run_bench`, resumable) into a folder, then render its page there."
     from qasper_rag.bench import run_bench
-    from qasper_rag.core.env import project_root
     from qasper_rag.report import render
     out = Path(a.out or project_root()/"reports"/"bench").resolve()
     sections = [x.strip() for x in a.sections.split(",")] if a.sections else None
-    from qasper_rag.core.generate import _cpu_count
+    from qasper_rag.core.llama import _cpu_count
     threads = a.threads or _cpu_count()  # a benchmark runs alone: every usable core, as `make demo`
     run_bench(out, sections, a.quick, a.data, threads, a.force, progress=not a.quiet)
     if not a.no_page: print(f"bench: {render('bench', {'bench_dir': str(out)}, out, progress=not a.quiet)}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #6fb64e04
 def _bench_args(p: argparse.ArgumentParser):
     p.add_argument("--out", help="folder of bench.json and the page (default: reports/bench)")
     p.add_argument("--data", help="QASPER file or folder (default: the shared papers)")
@@ -524,6 +383,7 @@ def cmd_add(a: argparse.Namespace) -> int:
         print(f"library {lib.root}: {len(lib)} papers" + (f"; index of {info['chunks']} chunks built in {info['seconds']} s" if info else "; index unchanged"))
     return 1 if any(r.status == "failed" for r in rows) else 0
 
+# %% ../nbs/90_cli.ipynb #869f6a63
 def _add_args(p: argparse.ArgumentParser):
     p.add_argument("paths", nargs="+", help="PDFs (.pdf), LaTeX sources (.tex, arXiv .tar.gz/.tgz, folders) or QASPER files (.json/.jsonl)")
     p.add_argument("--library", required=True, help="the library folder (made when new)")
@@ -531,6 +391,7 @@ def _add_args(p: argparse.ArgumentParser):
     p.add_argument("--json", action="store_true", help="print what was done as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
+# %% ../nbs/90_cli.ipynb #1dd97685
 def cmd_library(a: argparse.Namespace) -> int:
     "List a library's papers: id, kind, title and what parsing recovered."
     from qasper_rag.answer.library import Library
@@ -543,15 +404,18 @@ def cmd_library(a: argparse.Namespace) -> int:
     print(f"{len(lib)} papers from {len(lib.manifest['sources'])} sources in {lib.root}")
     return 0
 
+# %% ../nbs/90_cli.ipynb #ca4cca6a
 def _library_args(p: argparse.ArgumentParser):
     p.add_argument("library", help="the library folder")
     p.add_argument("--json", action="store_true", help="print the manifest")
 
+# %% ../nbs/90_cli.ipynb #2d87e488
 def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, and `--paper` inside it)
                 question: str, # the question
                ) -> int:
     "`ask --library`: route to papers (or take `--paper`), answer from the first (the first three for an ambiguous route), name the paper of each cited passage."
-    from qasper_rag.answer.library import LIBRARY_PAPERS, Library, LibraryAnswerer, library_answer_dict, sentences_by_paper
+    from qasper_rag.answer.library_answer import LIBRARY_PAPERS, LibraryAnswerer, library_answer_dict, sentences_by_paper
+    from qasper_rag.answer.library import Library
     if a.pdf or a.tex: raise ValueError("--pdf and --tex ask about one file; to ask across a library, add the file first: qasper-rag add FILE --library DIR")
     lib = Library(a.library)
     if a.paper: lib.paper(a.paper)  # an unknown id stops here, before any model loads
@@ -584,6 +448,7 @@ def cmd_adapt(a: argparse.Namespace) -> int:
           + (f"; cross-encoder on {ct['pairs']} pairs in {ct['seconds']} s -> {man['cross_model']}" if (ct := man["steps"].get("cross_training")) and not a.no_train and not a.no_cross_encoder else ""))
     return 0
 
+# %% ../nbs/90_cli.ipynb #33d36447
 def _adapt_args(p: argparse.ArgumentParser):
     p.add_argument("--data", help="QASPER file or folder whose papers' text is used (default: the shared papers); their questions are never used")
     p.add_argument("--out", required=True, help="the run folder (rerun with the same settings to resume)")
@@ -624,6 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_); add(p); p.set_defaults(fn=fn)
     return ap
 
+# %% ../nbs/90_cli.ipynb #5c085684
 def main(argv: list[str] | None = None) -> int:
     "Entry point of `qasper-rag`."
     a = build_parser().parse_args(argv)

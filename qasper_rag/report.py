@@ -33,13 +33,15 @@ from .core.env import project_root
 # %% auto #0
 __all__ = ['NOTEBOOKS', 'PAGES', 'FINDINGS_TAG', 'LEAD_TAG', 'HIDDEN_INPUT_TAGS', 'PAGE_TEMPLATE', 'full_parameters',
            'smoke_parameters', 'page_setup', 'show_figure', 'findings_markdown', 'show_findings', 'findings_first',
-           'page_source', 'to_html', 'render', 'rerender', 'write_index', 'index_html', 'make_report']
+           'page_source', 'to_html', 'render', 'rerender', 'write_index', 'index_html', 'rerender_folder',
+           'make_report']
 
 # %% ../nbs/20_report.ipynb #75b14773
 NOTEBOOKS = {"eval_run": "pages/21_eval_run.ipynb", "ablations": "pages/22_ablations.ipynb", "table_vs_text": "pages/23_table_vs_text.ipynb",
              "measurement_bugs": "pages/24_measurement_bugs.ipynb", "failures": "pages/25_failures.ipynb"}  # paths under nbs/
 PAGES = {**NOTEBOOKS, "bench": "pages/26_bench.ipynb", "library": "pages/27_library.ipynb", "adapt": "pages/28_adapt.ipynb"}  # every page `render` knows; the bench, library and adaptation pages have their own commands (`qasper-rag bench`, `make library`, `make adapt-page`)
 
+# %% ../nbs/20_report.ipynb #daf671be
 def full_parameters(out: str | Path, # the report folder: the run folder and every notebook's outputs
                     data: str | None = None, # QASPER file or folder (None: each notebook's default, the shared papers)
                     generator: str = "qwen-1.5b", # generator spec (`load_generator`) of the run and of the HyDE ablation
@@ -57,7 +59,7 @@ def full_parameters(out: str | Path, # the report folder: the run folder and eve
             "measurement_bugs": dict(run_dir=out, data=d, judge=judge, generator=generator, threads=threads, swap_judges="lexical,grounded"),
             "failures": dict(data=d, out_dir=out, run_dir=out, config=config, limit=lim, budget=-1)}
 
-#| export
+# %% ../nbs/20_report.ipynb #2bb48115
 def smoke_parameters(out: str | Path) -> dict[str, dict]:
     "Each notebook's small default run, writing into `out` (a few minutes in all)."
     out = str(Path(out).resolve())
@@ -76,6 +78,7 @@ def page_setup() -> None:
     for k, v in (("display.max_rows", None), ("display.max_columns", None), ("display.width", None), ("display.max_colwidth", 200)):
         pd.set_option(k, v)
 
+# %% ../nbs/20_report.ipynb #c34836b9
 def show_figure(fig, # a matplotlib figure
                 path: str | Path, # the PNG file to write
                 dpi: int = 120, # resolution, dots per inch
@@ -88,12 +91,14 @@ def show_figure(fig, # a matplotlib figure
     Path(path).write_bytes(buf.getvalue())
     display(Image(data=buf.getvalue(), format="png"))
 
+# %% ../nbs/20_report.ipynb #568a3b38
 def findings_markdown(items: Sequence[str], # the findings, one Markdown sentence each
                       title: str = "Findings", # the section's heading
                      ) -> str:
     "The findings as Markdown: a heading and one bullet per finding."
     return f"## {title}\n\n" + "\n".join(f"- {x}" for x in items)
 
+# %% ../nbs/20_report.ipynb #80e4fba6
 def show_findings(items: Sequence[str]) -> None:
     "Display the page's findings (each a sentence built from computed values, with its n) under a 'Findings' heading."
     from IPython.display import Markdown, display
@@ -109,10 +114,16 @@ PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 """
 
+# %% ../nbs/20_report.ipynb #7088917e
 def _tags(c) -> list[str]: return c.get("metadata", {}).get("tags", [])
+
+# %% ../nbs/20_report.ipynb #273d6ef4
 def _src(c) -> str: return c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+
+# %% ../nbs/20_report.ipynb #dfb7ae81
 def _title_at(cells) -> int: return next((i + 1 for i, c in enumerate(cells) if c["cell_type"] == "markdown" and _src(c).lstrip().startswith("# ")), 0)
 
+# %% ../nbs/20_report.ipynb #67d39ed2
 def findings_first(nb, # a notebook, changed in place and returned
                    tag: str = FINDINGS_TAG, # the cell tag that marks findings
                    lead: str = LEAD_TAG, # the cell tag that marks the page's key figure, placed after the findings
@@ -124,12 +135,14 @@ def findings_first(nb, # a notebook, changed in place and returned
     nb["cells"] = rest[:at] + first + rest[at:]
     return nb
 
+# %% ../nbs/20_report.ipynb #f783e003
 def _git(root: Path, *args: str) -> str | None:
     import subprocess
     try: r = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError): return None
     return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
 
+# %% ../nbs/20_report.ipynb #137e2837
 def page_source(path: str | Path, # the page's folder: a run folder (with run.json) or another report folder
                 root: str | Path | None = None, # the git checkout (None: the project's)
                ) -> str:
@@ -148,6 +161,7 @@ def page_source(path: str | Path, # the page's folder: a run folder (with run.js
         return f"Numbers from the run in this folder: {made}; {rendered}."
     return f"Numbers computed when the page was {rendered}."
 
+# %% ../nbs/20_report.ipynb #36b721e5
 def _page_cells(nb):
     "The cells a reader sees: from the `parameters` cell on in a notebook that also defines a module (its title kept), no stderr output."
     cells = nb["cells"]
@@ -160,6 +174,7 @@ def _page_cells(nb):
     nb["cells"] = cells
     return nb
 
+# %% ../nbs/20_report.ipynb #11e78bdd
 def to_html(nb, # the executed notebook
             name: str = "report", # the page's title (unless the notebook's metadata has one)
             path: str | Path = ".", # folder that Markdown image paths are relative to (images are embedded)
@@ -206,6 +221,7 @@ def render(name: str, # a page's notebook: a key of `PAGES`
     html = out/f"{name}.html"; html.write_text(to_html(nb, name, out), encoding="utf-8")
     return html
 
+# %% ../nbs/20_report.ipynb #738937fd
 def rerender(name: str, # a page's notebook: a key of `PAGES`
              out: str | Path, # folder of the executed notebook `<name>.ipynb`, where the page is written
              nbs: str | Path | None = None, # folder of the source notebooks, whose cell tags are carried over (default: the project's nbs/)
@@ -231,16 +247,19 @@ def rerender(name: str, # a page's notebook: a key of `PAGES`
 # %% ../nbs/20_report.ipynb #1f81d14f
 def _fmt(v) -> str: return "n/a" if v is None else f"{v:.3f}"
 
+# %% ../nbs/20_report.ipynb #8950d460
 def _before(d: dict) -> str:
     "The model's sentences supported as cited before verification (n), or n/a for a run that predates the measure."
     b = (d.get("citation_before_verification") or {}).get("recall")
     return "n/a" if not b else f"{_fmt(b['value'])} (n={b['n']})"
 
+# %% ../nbs/20_report.ipynb #90749f22
 def _labelled(d: dict) -> str:
     "The shown sentences supported and answering under independent labels (n), or 'no labels'."
     x = (d.get("shown_labels") or {}).get("supported_and_answers")
     return "no labels" if not x or not x["n"] else f"{_fmt(x['share'])} (n={x['n']})"
 
+# %% ../nbs/20_report.ipynb #2dbefd75
 def write_index(reports: str | Path | None = None) -> Path:
     "Rewrite `reports/README.md` (one row per report folder with a metrics.json, linking its pages) and `reports/index.html` (every page)."
     reports = Path(reports or project_root()/"reports")
@@ -266,10 +285,13 @@ def write_index(reports: str | Path | None = None) -> Path:
     (reports/"README.md").write_text("\n".join(text), encoding="utf-8")
     (reports/"index.html").write_text(index_html(reports), encoding="utf-8")  # the same runs, and every other page, for a browser
     return reports/"README.md"
+
+# %% ../nbs/20_report.ipynb #55fc3023
 _PAGE_TITLES = {"eval_run": "Evaluation run", "ablations": "Ablations", "table_vs_text": "Table vs text evidence",
                 "measurement_bugs": "Measurement bugs", "failures": "Failure explorer", "bench": "Benchmarks",
                 "library": "A library of papers", "adapt": "Adapting the ranker"}
 
+# %% ../nbs/20_report.ipynb #f17cee73
 def index_html(reports: str | Path | None = None) -> str:
     "A self-contained page linking every rendered page under `reports/`: each run with its headline numbers and pages, then the other pages and the judges' measurements."
     from html import escape
@@ -306,6 +328,18 @@ Answer-F1 and Evidence-F1 follow the official QASPER evaluator; citations are ne
 <ul>{''.join(other) or '<li>none yet</li>'}</ul>
 </body></html>
 """
+
+# %% ../nbs/20_report.ipynb #b9ac469a
+def rerender_folder(out: str | Path, # a report folder of executed page notebooks (reports/<name>)
+                    only: Sequence[str] | None = None, # the pages to render again (None: every page executed there)
+                   ) -> dict[str, Path]:
+    "`rerender` every executed page of `out` (or `only` those), then write the reports index again; returns each page's HTML."
+    out = Path(out)
+    names = list(only or [n for n in PAGES if (out/f"{n}.ipynb").exists()])
+    if not names: raise FileNotFoundError(f"{out}: no executed report notebook to render again; run `qasper-rag report --name {out.name}` first")
+    done = {n: rerender(n, out) for n in names}
+    write_index(out.parent)
+    return done
 
 # %% ../nbs/20_report.ipynb #ed434ae8
 def make_report(name: str, # the report folder: reports/<name>

@@ -27,12 +27,13 @@ def _strict(cls, d: Mapping[str, Any], what: str) -> None:
     known = [f.name for f in dataclasses.fields(cls)]
     if unknown := sorted(set(d) - set(known)): raise ValueError(f"unknown {what} setting(s) {unknown}; known: {', '.join(known)}")
 
+# %% ../nbs/00a_settings.ipynb #8ea7e3e2
 @dataclass(frozen=True)
 class AnswerSettings:
     "How a question is answered: retrieval preset, generator and its threads, the judge that verifies each sentence, output budget."
-    retrieval: str = "offline-2k"  # a preset of `retrieval.PRESETS` or a RetrievalConfig JSON file (it holds the context budget)
+    retrieval: str = "offline-2k"  # a preset of `retrieve.config.PRESETS` or a RetrievalConfig JSON file (it holds the context budget)
     generator: str | None = None  # `generate.load_generator` spec (None: $QASPER_GENERATOR, else qwen-1.5b)
-    threads: int | None = None  # llama.cpp threads (None: `generate.default_threads()`, which reads $QASPER_LLM_THREADS)
+    threads: int | None = None  # llama.cpp threads (None: `llama.default_threads()`, which reads $QASPER_LLM_THREADS)
     verify: str = "grounded"  # judge that checks every sentence before it is shown (`none`: shown unchecked)
     max_tokens: int = 200  # output tokens of the answer
     prompt: str = "full"  # the answer instruction, a name of `prompts.PROMPTS` (`short`: the same format in fewer words, no example)
@@ -44,7 +45,7 @@ class AnswerSettings:
 
     def retrieval_config(self):
         "The `RetrievalConfig` that `retrieval` names."
-        from qasper_rag.retrieve.retrieval import get_config
+        from qasper_rag.retrieve.config import get_config
         return get_config(self.retrieval)
 
     @classmethod
@@ -52,6 +53,7 @@ class AnswerSettings:
                  ) -> AnswerSettings:
         _strict(cls, d, "answer"); return cls(**d)
 
+# %% ../nbs/00a_settings.ipynb #ddec4365
 @dataclass(frozen=True)
 class RunSettings:
     "An evaluation run: which questions, how each is answered, and the judge that scores the citations."
@@ -87,6 +89,7 @@ class RunSettings:
         _strict(cls, d, "run")
         return cls(**{**d, **({"answer": AnswerSettings.from_dict(d["answer"])} if "answer" in d else {})})
 
+# %% ../nbs/00a_settings.ipynb #16c1f0ae
 RUN_PRESETS: dict[str, RunSettings] = {
     # the committed report's run: the embedded Qwen 1.5B answering from 2,000 tokens, the grounded judge verifying and scoring
     "offline": RunSettings(),
@@ -100,6 +103,7 @@ RUN_PRESETS: dict[str, RunSettings] = {
     "fast": RunSettings(AnswerSettings("offline-fast")),
 }
 
+# %% ../nbs/00a_settings.ipynb #51d6297f
 def get_run_settings(name: str | Path) -> RunSettings:
     "A preset of `RUN_PRESETS` by name, or a JSON file of `RunSettings.to_dict()`."
     return preset_or_file(name, RUN_PRESETS, RunSettings.from_dict, "run settings")

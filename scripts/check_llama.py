@@ -3,7 +3,7 @@
 Exits 0 if it works. A build with instructions this CPU cannot run dies here with SIGILL (exit
 code 132) instead of at the first real question, and `make setup` rebuilds it.
 """
-from qasper_rag.core.generate import LlamaCppGenerator
+from qasper_rag.core.llama import LlamaCppGenerator
 from qasper_rag.core.models import smollm2_gguf_path
 
 g = LlamaCppGenerator(smollm2_gguf_path(), n_ctx=256)

@@ -39,7 +39,7 @@ def test_refine_scores_the_strips_of_a_chunk_with_as_many_sentences_as_chunks():
 
 @pytest.fixture(scope="module")
 def smollm2():
-    from qasper_rag.core.generate import LlamaCppGenerator
+    from qasper_rag.core.llama import LlamaCppGenerator
     from qasper_rag.core.models import smollm2_gguf_path
     return LlamaCppGenerator(smollm2_gguf_path(), n_ctx=2048)
 
@@ -47,7 +47,8 @@ def smollm2():
 @pytest.mark.parametrize("question", ["", "   ", "\n\t"])
 def test_answerer_refuses_an_empty_question(train10, smollm2, tmp_path, question):
     from qasper_rag.answer.answer import Answerer
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     cfg = dataclasses.replace(get_config("bm25-only"), budget=300)
     ans = Answerer(Retriever(cfg, cache_dir=tmp_path), smollm2, max_tokens=8)
     with pytest.raises(ValueError, match=r"the question is empty: .*ask\(paper, \"What"):
@@ -80,7 +81,7 @@ CPUS = {"avx512, no avx-vnni (AMD EPYC)": "fpu avx avx2 fma f16c bmi2 avx512f av
 
 @pytest.mark.parametrize("cpu", list(CPUS))
 def test_llama_cmake_args_follow_the_cpu_like_the_makefile(tmp_path, cpu):
-    from qasper_rag.core.generate import llama_cmake_args
+    from qasper_rag.core.llama import llama_cmake_args
     info = tmp_path / "cpuinfo"
     info.write_text(f"processor\t: 0\nflags\t\t: {CPUS[cpu]}\n\nprocessor\t: 1\nflags\t\t: {CPUS[cpu]}\n")
     sh = subprocess.run([str(SCRIPT), str(info)], capture_output=True, text=True, check=True).stdout.strip()
@@ -90,9 +91,9 @@ def test_llama_cmake_args_follow_the_cpu_like_the_makefile(tmp_path, cpu):
 
 
 def test_llama_cpp_pip_hint_uses_this_cpus_flags():
-    from qasper_rag.core import generate as gen
+    from qasper_rag.core import llama
     here = subprocess.run([str(SCRIPT)], capture_output=True, text=True, check=True).stdout.strip()
-    assert gen.LLAMA_CPP_CMAKE_ARGS == here and f'CMAKE_ARGS="{here}"' in gen.LLAMA_CPP_PIP
+    assert llama.LLAMA_CPP_CMAKE_ARGS == here and f'CMAKE_ARGS="{here}"' in llama.LLAMA_CPP_PIP
 
 
 def test_scripts_name_only_files_that_exist():
@@ -103,7 +104,7 @@ def test_scripts_name_only_files_that_exist():
 
 def test_every_command_uses_the_generators_thread_rule(smollm2, monkeypatch):
     from qasper_rag.cli import build_parser
-    from qasper_rag.core.generate import default_threads
+    from qasper_rag.core.llama import default_threads
     monkeypatch.delenv("QASPER_LLM_THREADS", raising=False)
     p = build_parser()
     for argv in (["ask", "--paper", "x", "q?"], ["eval", "--out", "o"], ["labels", "--check", "l.csv"], ["report"]):

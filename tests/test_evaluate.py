@@ -2,7 +2,8 @@
 import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
-from qasper_rag.evaluate.evaluate import RunDir, run_metrics
+from qasper_rag.evaluate.runs import RunDir
+from qasper_rag.evaluate.evaluate import run_metrics
 from qasper_rag.evaluate.metrics import token_f1
 from qasper_rag.answer.prompts import NO_ANSWER, citation_ids
 
@@ -134,11 +135,12 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
     import requests
     from qasper_rag.answer.answer import Answerer
     from qasper_rag.evaluate.evaluate import eval_items, evaluate
-    from qasper_rag.core.generate import LlamaServer
+    from qasper_rag.core.server import LlamaServer
     from qasper_rag.core.models import smollm2_gguf_path
     from qasper_rag.answer.judges import load_judge
     from qasper_rag.answer.prompts import answer_grammar
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     from qasper_rag.answer.verify import Verifier
     corpus, long = _crowded(train10)
     cfg = get_config("bm25-only").replace(name="bm25-600", budget=600)
@@ -196,7 +198,8 @@ def test_concurrency_needs_a_server_generator(train10, tmp_path, monkeypatch):
     from qasper_rag.answer.answer import Answerer
     from qasper_rag.evaluate.evaluate import evaluate
     from qasper_rag.core.generate import load_generator
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     ans = Answerer(Retriever(get_config("bm25-only")), load_generator("smollm2", n_threads=1))
     with pytest.raises(ValueError, match="needs a generator that serves several requests at once"):
         evaluate(train10, ans, None, tmp_path / "r", {"config": "bm25-only"}, limit=1, progress=False, concurrency=2)

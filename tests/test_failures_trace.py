@@ -10,10 +10,11 @@ Examples from the train papers. Needs the shipped Qwen model (its tokenizer), as
 import pytest
 from qasper_rag.app import load_corpus, run_retriever
 from qasper_rag.core.env import project_root
-from qasper_rag.evaluate.evaluate import RunDir
+from qasper_rag.evaluate.runs import RunDir
 from qasper_rag.evaluate.failures import TraceMismatch, explore
-from qasper_rag.retrieve.retrieval import RetrievalConfig, Retriever
+from qasper_rag.retrieve.config import RetrievalConfig
 
+from qasper_rag.retrieve.retrieval import Retriever
 RUN = project_root() / "reports" / "offline-full"
 
 

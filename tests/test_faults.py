@@ -16,6 +16,7 @@ import qasper_rag.core.files as files
 from qasper_rag.papers.data import load_path
 from qasper_rag.core.files import folder_lock, read_jsonl, stale_temps
 from qasper_rag.answer.library import Library, LibraryError
+from qasper_rag.answer.library_answer import Router
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -124,7 +125,7 @@ class Canned:
     name, supports_grammar = "canned", False
     def __init__(self, delay: float = 0.0): self.delay = delay
     def generate(self, messages, max_tokens, temperature=0.0, stop=None, grammar=None):
-        from qasper_rag.core.generate import Generation
+        from qasper_rag.core.llm import Generation
         time.sleep(self.delay)
         return Generation("Reasoning: Doc 1 says it.\nAnswer: The passages describe it [Doc 1].\nShort answer: a seed lexicon", 10, 10, 0.0, "canned", "stop")
     def tokenizer(self): return None
@@ -132,12 +133,14 @@ class Canned:
 
 def canned_answerer(cache, delay: float = 0.0):
     from qasper_rag.answer.answer import Answerer
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     return Answerer(Retriever(get_config("bm25-only"), cache_dir=cache), Canned(delay), max_tokens=40)
 
 
 def test_eval_killed_at_random_points_resumes_without_losing_an_answer(tmp_path, shared_dir):
-    from qasper_rag.evaluate.evaluate import RunDir, evaluate
+    from qasper_rag.evaluate.runs import RunDir
+    from qasper_rag.evaluate.evaluate import evaluate
     data = shared_dir / "original_format" / "qasper-train-sample10.json"
     records, kept = tmp_path / "run" / "records.jsonl", []
     for k in range(3):
@@ -183,7 +186,7 @@ def _cut(path: Path, keep: float = 0.5):
 
 
 def test_a_damaged_judge_cache_is_read_past_and_keeps_working(tmp_path):
-    from qasper_rag.core.generate import ProbabilityCache
+    from qasper_rag.core.llm import ProbabilityCache
     f = tmp_path / "judge_cache.jsonl"
     c = ProbabilityCache(f)
     for k in range(5): c.put(f"k{k}", k / 10)
@@ -198,7 +201,8 @@ def test_a_damaged_judge_cache_is_read_past_and_keeps_working(tmp_path):
 
 
 def test_damaged_run_files_are_dropped_said_or_rewritten(tmp_path, shared_dir):
-    from qasper_rag.evaluate.evaluate import RunDir, evaluate
+    from qasper_rag.evaluate.runs import RunDir
+    from qasper_rag.evaluate.evaluate import evaluate
     data, run = load_path(shared_dir / "original_format" / "qasper-train-sample10.json"), tmp_path / "run"
     go = lambda limit: evaluate(data, canned_answerer(tmp_path / "cache"), None, run, {"config": "bm25-only", "generator": "canned"},
                                 limit=limit, progress=False)
@@ -224,12 +228,12 @@ def test_a_damaged_library_index_is_said_and_built_again(tmp_path, sources):
     r = _add(tmp_path / "lib", sources[:3], stdout=subprocess.PIPE, stderr=subprocess.PIPE); r.communicate(timeout=300)
     lib = Library(tmp_path / "lib")
     (folder,) = (tmp_path / "lib" / "cache" / "indexes").glob("bm25-*")
-    ranked = lib.router().route("What is the seed lexicon?").candidates()
+    ranked = Router.of(lib).route("What is the seed lexicon?").candidates()
     _cut(folder / "tokens.npy")
     with redirect_stderr(err := io.StringIO()): info = Library(tmp_path / "lib").index()
     assert f"{folder}: cannot use this saved index" in err.getvalue() and "tokens.npy has" in err.getvalue(), err.getvalue()
     assert info["chunks"] == lib.manifest["index"]["chunks"]
-    assert Library(tmp_path / "lib").router().route("What is the seed lexicon?").candidates() == ranked  # rebuilt the same
+    assert Router.of(Library(tmp_path / "lib")).route("What is the seed lexicon?").candidates() == ranked  # rebuilt the same
     with redirect_stderr(err := io.StringIO()): Library(tmp_path / "lib").index()
     assert err.getvalue() == ""  # whole again: loaded, nothing said
 
@@ -324,7 +328,7 @@ def test_the_same_pdf_twice_and_a_moved_library(tmp_path, shared_dir):
     moved = tmp_path / "elsewhere" / "moved"
     with redirect_stderr(err := io.StringIO()):
         lib = Library(moved)
-        assert lib.index()["chunks"] == chunks and lib.router().route("What is the seed lexicon?").best == "seed"
+        assert lib.index()["chunks"] == chunks and Router.of(lib).route("What is the seed lexicon?").best == "seed"
         assert [r.status for r in lib.add([moved / "pdfs" / "seed.pdf"], progress=False)] == ["unchanged"]
     assert err.getvalue() == ""  # nothing to repair, nothing built again
     os.rename(moved / "pdfs" / "seed.pdf", home / "seed-moved.pdf")  # the source moved out of the library: the same source, not a new one

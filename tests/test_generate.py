@@ -5,9 +5,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from qasper_rag.core import generate as gen
+from qasper_rag.core import generate as gen, llama, llm, server as server_module
 from qasper_rag.core.models import ModelPartsError
-from qasper_rag.core.generate import Generation, GeneratorError, GeneratorUnavailable, LlamaCppGenerator, LlamaServer, OpenAIGenerator, free_port, load_generator, normalize_base_url, yes_no_probability
+from qasper_rag.core.llm import Generation, GeneratorError, GeneratorUnavailable, yes_no_probability
+from qasper_rag.core.llama import LlamaCppGenerator
+from qasper_rag.core.server import LlamaServer, OpenAIGenerator, free_port, normalize_base_url
+from qasper_rag.core.generate import load_generator
 from qasper_rag.core.models import smollm2_gguf_path
 
 
@@ -19,7 +22,7 @@ def test_model_files_come_from_models_only():
     names = ["ModelPartsError", "PartedFile", "QWEN_1_5B", "QWEN_0_5B", "SMOLLM2_DIST", "SMOLLM2_VERSION", "SMOLLM2_FILE",
              "SMOLLM2_SIZE", "concat_parts", "installed_parts", "pip_install", "gguf_path", "qwen_gguf_path",
              "qwen05_gguf_path", "smollm2_gguf_path"]
-    assert set(names) <= set(models.__all__) and not set(names) & set(gen.__all__)
+    assert set(names) <= set(models.__all__) and not set(names) & set(gen.__all__ + llama.__all__ + llm.__all__ + server_module.__all__)
     assert set(models.EMBEDDED_GENERATORS) == {"qwen-1.5b", "qwen-0.5b", "smollm2"}
     with pytest.raises(ValueError, match="'qwen-1.5b', 'qwen-0.5b', 'smollm2', a .gguf path"): gen.load_generator("qwen-7b")
 
@@ -38,11 +41,11 @@ def test_base_url_and_specs(monkeypatch):
     assert normalize_base_url("http://h/v1/") == "http://h/v1"
     with pytest.raises(ValueError, match="unknown generator"):
         load_generator("gpt-17")
-    monkeypatch.delenv(gen.ENV_BASE_URL, raising=False)
+    monkeypatch.delenv(server_module.ENV_BASE_URL, raising=False)
     with pytest.raises(ValueError, match="QASPER_LLM_BASE_URL"):
         load_generator("openai:some-model")
-    monkeypatch.setenv(gen.ENV_BASE_URL, "http://127.0.0.1:9")
-    monkeypatch.setenv(gen.ENV_MODEL, "env-model")
+    monkeypatch.setenv(server_module.ENV_BASE_URL, "http://127.0.0.1:9")
+    monkeypatch.setenv(server_module.ENV_MODEL, "env-model")
     g = load_generator("openai:")
     assert (g.base_url, g.model) == ("http://127.0.0.1:9/v1", "env-model")
     g = load_generator("openai:m@http://example.org:1/api/v1", timeout=5)
@@ -54,7 +57,7 @@ def test_base_url_and_specs(monkeypatch):
 @pytest.fixture(scope="module")
 def smollm2_path():
     try:
-        gen._llama_cpp()
+        llama._llama_cpp()
         return smollm2_gguf_path()
     except (GeneratorUnavailable, ModelPartsError) as e:
         pytest.fail(f"{e}  (run `make setup`)")
@@ -107,7 +110,7 @@ def test_llamacpp_yes_probability_and_tokenizer(small, smollm2_path):
     offs = tok.offsets(text)
     assert len(offs) == n and offs[0][0] == 0 and offs[-1][1] == len(text)
     assert all(a <= b for a, b in offs) and all(offs[i][0] <= offs[i + 1][0] for i in range(n - 1))
-    vocab_only = gen.GGUFTokenizer(smollm2_path)  # vocabulary only, no weights
+    vocab_only = llama.GGUFTokenizer(smollm2_path)  # vocabulary only, no weights
     assert vocab_only.count(text) == n and vocab_only.name == tok.name
 
 
@@ -264,7 +267,7 @@ def test_server_sent_events_are_read_up_to_done():
     lines = [b": ping", b"", b'data: {"model": "m", "choices": [{"delta": {"role": "assistant"}, "finish_reason": null}]}',
              b'data: {"model": "m", "choices": [{"delta": {"content": "Yes"}, "finish_reason": "stop"}]}',
              b'data: {"model": "m", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 1}}', b"data: [DONE]", b'data: {"late": 1}']
-    got = list(gen._sse_data(lines))
+    got = list(server_module._sse_data(lines))
     assert [d.get("usage") for d in got] == [None, None, {"prompt_tokens": 7, "completion_tokens": 1}] and len(got) == 3
 
 
@@ -279,9 +282,8 @@ def test_server_generate_many_keeps_order(server):
 
 
 def test_server_down_and_http_errors(server, monkeypatch):
-    import qasper_rag.core.generate as g
     waits = []  # the backoff the client asks for, recorded instead of timed
-    monkeypatch.setattr(g.time, "sleep", waits.append)
+    monkeypatch.setattr(server_module.time, "sleep", waits.append)
     port = free_port()  # nothing listens there
     down = OpenAIGenerator(f"http://127.0.0.1:{port}/v1", "m", retries=2, backoff=0.1)
     with pytest.raises(GeneratorUnavailable, match=rf"cannot reach the LLM server at http://127.0.0.1:{port}/v1/chat/completions.*3 tries.*llama_cpp.server"):

@@ -2,8 +2,8 @@
 import csv
 import pytest
 from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
-from qasper_rag.answer.judges import (JudgedSentence, LLMJudge, TrueJudge, JudgeUnavailable, agreement, build_tiny_t5,
-                               export_labelling, gold_support, load_judge, read_labels, LABEL_COLUMNS)
+from qasper_rag.answer.judges import LLMJudge, TrueJudge, JudgeUnavailable, build_tiny_t5, load_judge
+from qasper_rag.answer.labels import JudgedSentence, agreement, export_labelling, gold_support, read_labels, LABEL_COLUMNS
 from qasper_rag.evaluate.metrics import answer_citations
 from qasper_rag.core.stats import cohen_kappa
 

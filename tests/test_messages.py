@@ -33,7 +33,8 @@ def test_a_question_over_the_limit_is_refused_with_the_limit_and_what_to_do(shar
     # the Python API refuses it the same way, before retrieval or generation
     from qasper_rag.answer.answer import Answerer
     from qasper_rag.papers.data import load_path
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     ans = Answerer(Retriever(get_config("bm25-only"), cache_dir=tmp_path), NoModel())
     paper = load_path(shared_dir / "original_format" / "qasper-train-sample10.json").paper("1909.00694")
     with pytest.raises(ValueError, match=r"more than the 1,000 a question may have.*answerer\.ask\(paper, \"What"):
@@ -84,7 +85,8 @@ def test_an_encrypted_pdf_says_to_pass_password_and_password_reads_it(tmp_path):
 
 
 def test_an_unreachable_server_says_what_to_start_without_urllib3s_repr(shared_dir):
-    from qasper_rag.core.generate import GeneratorUnavailable, OpenAIGenerator, START_SERVER_HINT, free_port
+    from qasper_rag.core.llm import GeneratorUnavailable
+    from qasper_rag.core.server import OpenAIGenerator, START_SERVER_HINT, free_port
     port = free_port()  # nothing listens there
     with pytest.raises(GeneratorUnavailable) as e:
         OpenAIGenerator(f"http://127.0.0.1:{port}/v1", model="m", retries=0).generate([{"role": "user", "content": "hi"}], max_tokens=4)

@@ -49,7 +49,7 @@ import pytest
 @pytest.fixture(scope="module")
 def grammar_accepts():
     "accepts(grammar, text): whether llama.cpp's GBNF engine takes `text` as a whole reply of `grammar`."
-    from qasper_rag.core.generate import _llama_cpp
+    from qasper_rag.core.llama import _llama_cpp
     from qasper_rag.core.models import smollm2_gguf_path
     lc = _llama_cpp()
     llm = lc.Llama(model_path=str(smollm2_gguf_path()), vocab_only=True, verbose=False)

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from qasper_rag.papers.data import Paper, QasperDataError, Section, load_path
-from qasper_rag.papers.pdf import PdfError, load_pdf
+from qasper_rag.papers.pdf_lines import PdfError
+from qasper_rag.papers.pdf import load_pdf
 from qasper_rag.papers.tex import TexError, load_tex
 
 FUZZ = settings(max_examples=50, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -181,7 +181,7 @@ PINNED_KAPPA, TOLERANCE, N_ITEMS = 0.8187, 0.08, 55
 
 
 def test_judge_agreement_with_reference_labels_is_pinned(train, answerer):
-    from qasper_rag.answer.judges import check_labels, read_label_items
+    from qasper_rag.answer.labels import check_labels, read_label_items
     path = shared_data_dir().parent/"labels"/LABELS
     needed(path.is_file(), f"no reference labels at {path} (the shared labels folder beside the QASPER sample)")
     ids = {q.id for q in train.questions()}

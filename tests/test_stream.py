@@ -5,10 +5,11 @@ import dataclasses, re, threading
 import pytest
 
 from qasper_rag.answer.answer import Answerer, Done, Passages, Short, Text, Verified
-from qasper_rag.core.generate import LlamaCppGenerator
+from qasper_rag.core.llama import LlamaCppGenerator
 from qasper_rag.core.models import smollm2_gguf_path
 from qasper_rag.answer.judges import load_judge
-from qasper_rag.retrieve.retrieval import Retriever, get_config
+from qasper_rag.retrieve.retrieval import Retriever
+from qasper_rag.retrieve.config import get_config
 from qasper_rag.answer.verify import Verifier
 
 Q = "What is the seed lexicon?"

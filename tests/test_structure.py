@@ -62,8 +62,8 @@ def test_methods_carry_their_class_name(module):
 
 
 MAIN = {"retrieve.retrieval": {"Retriever": ["retrieve", "index", "pool", "repack", "embedder", "late", "crag_scorer", "llm_relevance"]},
-        "core.generate": {"LlamaCppGenerator": ["generate", "grammar", "yes_probability", "tokenizer", "last_timings"],
-                     "OpenAIGenerator": ["generate", "generate_many", "yes_probability", "tokenizer", "models"]},
+        "core.llama": {"LlamaCppGenerator": ["generate", "grammar", "yes_probability", "tokenizer", "last_timings"]},
+        "core.server": {"OpenAIGenerator": ["generate", "generate_many", "yes_probability", "tokenizer", "models"]},
         "answer.answer": {"Answerer": ["_verified", "_record"]},
         "retrieve.bm25": {"BM25Index": ["index", "scores", "search", "save", "load"]},
         "retrieve.dense": {"DenseIndex": ["add", "index", "scores", "search", "save", "load"], "Embedder": ["windows", "encode_documents"],
@@ -112,7 +112,7 @@ def test_every_env_name_used_is_declared():
     from qasper_rag.core.env import ENV
     import re
     used = {m for p in PKG.rglob("*.py") for m in re.findall(r'env\(\s*"(QASPER_[A-Z_]+)"', p.read_text())}
-    used |= {"QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"}  # read through generate.ENV_* names
+    used |= {"QASPER_LLM_BASE_URL", "QASPER_LLM_MODEL", "QASPER_LLM_API_KEY"}  # read through server.ENV_* names
     assert used <= set(ENV) and used == set(ENV), (used ^ set(ENV))
 
 
@@ -302,7 +302,7 @@ def test_no_hollow_notebook_cells(nb):
 # --- layers: cli -> app -> evaluate -> answer -> retrieve -> papers -> core (issue 40), the stages as folders ---------
 
 STAGES = ["core", "papers", "retrieve", "answer", "evaluate"]  # the stage folders of the package and of nbs/, bottom first
-TOP = {"settings": "app", "app": "app", "bench": "app", "report": "app", "cli": "cli"}  # the modules above the stages, at the package's top
+TOP = {"settings": "app", "app": "app", "bench": "app", "report": "app", "terminal": "app", "cli": "cli"}  # the modules above the stages, at the package's top
 LAYERS = [*STAGES, "app", "cli"]  # a module may import its own layer and those below it, never one above
 
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 from qasper_rag.papers.chunking import Chunk
-from qasper_rag.answer.judges import GroundedJudge, LABEL_COLUMNS, grounding, read_label_items
+from qasper_rag.answer.judges import GroundedJudge, grounding
+from qasper_rag.answer.labels import LABEL_COLUMNS, read_label_items
 from qasper_rag.answer.prompts import check_citations
 from qasper_rag.answer.verify import Verifier, quotable_sentences
 

@@ -22,7 +22,7 @@ from fastcore.basics import patch
 from ..papers.data import Paper
 from ..papers.chunking import ABSTRACT
 from .judges import grounding
-from ..core.generate import Generation, call_purpose, calls_recorded
+from ..core.llm import Generation, call_purpose, calls_recorded
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, PROMPTS, ParsedOutput, answer_grammar
 from ..retrieve.retrieval import Retriever, Retrieval
 from .verify import Verifier, agree_short_answer
@@ -35,6 +35,7 @@ __all__ = ['UNANSWERABLE', 'RETRY', 'Event', 'MAX_SENTENCES', 'AnswerRecord', 'A
 # %% ../../nbs/answer/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
 
+# %% ../../nbs/answer/14_answer.ipynb #fdf7e565
 @dataclass
 class AnswerRecord:
     "Everything about one answered (or failed) question."
@@ -68,10 +69,12 @@ class AnswerRecord:
 RETRY = ("Your reply did not follow the format ({problems}). Reply again, in exactly this format, citing passages as [Doc N]:\n"
          + INSTRUCTIONS)
 
+# %% ../../nbs/answer/14_answer.ipynb #ba2b9322
 def _needs_retry(parsed: ParsedOutput) -> list[str]:
     "Problems worth one more (costly) try: no answer at all. A missing short answer gets a cheap call; uncited sentences are attributed."
     return [p for p in parsed.problems if "Short answer" not in p]
 
+# %% ../../nbs/answer/14_answer.ipynb #e37ab481
 def _ask_again(parsed: ParsedOutput, # the reply, parsed
                messages: list[dict], # the messages it answered
                reply: str, # the reply's text
@@ -81,6 +84,7 @@ def _ask_again(parsed: ParsedOutput, # the reply, parsed
     if not probs: return probs, None
     return probs, messages + [{"role": "assistant", "content": reply}, {"role": "user", "content": RETRY.format(problems="; ".join(probs))}]
 
+# %% ../../nbs/answer/14_answer.ipynb #9292f7de
 def _short_answer(gen, question: str, parsed, sents, short_msgs, usage: dict) -> tuple[str, str | None]:
     """The reply's short answer if usable, else one from a follow-up call sharing the passages' KV cache, either way asked again in the
     question's form when it has the wrong one (`short.formed_short_answer`); else the answer's first sentence. `short_msgs(problem)` builds the follow-up's messages."""
@@ -109,12 +113,14 @@ class Attempt:
     attempts: int  # replies asked for (retries after a malformed one included)
     usage: dict  # prompt and completion tokens over every call
 
+# %% ../../nbs/answer/14_answer.ipynb #d18dd643
 def _streams(gen) -> bool:
     "Whether `gen.generate` takes `on_text` (a generator of one's own may not: its reply then comes in one piece)."
     try: ps = inspect.signature(gen.generate).parameters
     except (TypeError, ValueError): return False
     return "on_text" in ps or any(p.kind is p.VAR_KEYWORD for p in ps.values())
 
+# %% ../../nbs/answer/14_answer.ipynb #15a745e3
 def _reply(gen, messages: list[dict], on_text: Callable[[str], None] | None, **kw) -> Generation:
     "`gen.generate(messages, **kw)`, its text handed to `on_text` as the model writes it (in one piece by a generator that cannot stream)."
     if on_text is None: return gen.generate(messages, **kw)
@@ -123,6 +129,7 @@ def _reply(gen, messages: list[dict], on_text: Callable[[str], None] | None, **k
     on_text(g.text)
     return g
 
+# %% ../../nbs/answer/14_answer.ipynb #9699f698
 def _generate(gen, messages: list[dict], short_msgs, question: str, n_docs: int, max_tokens: int, retries: int,
               grammar: str | None = None,
               on_text: Callable[[str, int], None] | None = None, # called with each piece of a reply as it is written, and the reply's number (2: asked again)
@@ -197,12 +204,14 @@ class Passages:
     context: list[dict]  # every passage sent, as the record keeps it: {doc, chunk_id, section, label}
     retrieval: Retrieval  # the whole retrieval (each stage's ranking, the chunks and their texts)
 
+# %% ../../nbs/answer/14_answer.ipynb #6d3a7e68
 @dataclass(frozen=True)
 class Text:
     "A piece of the model's reply as it writes it (the raw reply: reasoning, answer and short answer)."
     text: str
     attempt: int = 1  # the reply it belongs to: 2 when a malformed first reply was asked again
 
+# %% ../../nbs/answer/14_answer.ipynb #6ecadc25
 @dataclass(frozen=True)
 class Verified:
     "One sentence of the answer once checked, in the answer's order."
@@ -212,24 +221,28 @@ class Verified:
     status: str  # verified, re-cited, rewritten, removed or no answer ('' when no verifier checks)
     citations: tuple[int, ...]  # the docs it cites as shown
 
+# %% ../../nbs/answer/14_answer.ipynb #bf851d4e
 @dataclass(frozen=True)
 class Short:
     "The short answer, as the record keeps it."
     text: str
     type: str  # its form (`short.short_answer_type`): yes/no, extractive, free form, unanswerable, missing
 
+# %% ../../nbs/answer/14_answer.ipynb #7b16bbb9
 @dataclass(frozen=True)
 class Done:
     "The end: the record `Answerer.answer` returns, and the retrieval behind it."
     record: AnswerRecord
     retrieval: Retrieval
 
+# %% ../../nbs/answer/14_answer.ipynb #05315620
 Event = Passages | Text | Verified | Short | Done
 
 # %% ../../nbs/answer/14_answer.ipynb #73330c9e
 class _Left(Exception):
     "The reader stopped reading the events: the model stops at its next piece."
 
+# %% ../../nbs/answer/14_answer.ipynb #95b1e82b
 def _in_thread(work: Callable[[Callable[[str, int], None]], Attempt], # work(on_text): the generation, handing on its pieces
               ) -> Iterator[Text]:
     """Run `work(on_text)` in a thread, yielding a `Text` for each piece while it runs; returns its result (its exception is
@@ -242,7 +255,7 @@ def _in_thread(work: Callable[[Callable[[str, int], None]], Attempt], # work(on_
         try: out["result"] = work(on_text)
         except BaseException as e: out["error"] = e
         finally: pieces.put(end)
-    ctx = contextvars.copy_context()  # the thread's model calls land in the question's record (`generate.calls_recorded`)
+    ctx = contextvars.copy_context()  # the thread's model calls land in the question's record (`llm.calls_recorded`)
     threading.Thread(target=ctx.run, args=(run,), name="answer-generation", daemon=True).start()
     try:
         while (ev := pieces.get()) is not end: yield ev
@@ -250,6 +263,7 @@ def _in_thread(work: Callable[[Callable[[str, int], None]], Attempt], # work(on_
     if "error" in out: raise out["error"]
     return out["result"]
 
+# %% ../../nbs/answer/14_answer.ipynb #c9024d90
 def _checked(rec: AnswerRecord) -> list[Verified | Short]:
     "The record's sentences as checked, then its short answer, as events."
     return [Verified(k, s["text"], s.get("original") or s["text"], s.get("status", ""), tuple(s["citations"])) for k, s in enumerate(rec.sentences)] + [
@@ -263,9 +277,10 @@ def _events(self: Answerer, paper: Paper, question: str, question_id: str | None
     "The steps of `Answerer.answer` for a question already checked, each announced as it is done."
     with calls_recorded() as calls: yield from self._steps(paper, question, question_id, retrieval, text, calls)
 
+# %% ../../nbs/answer/14_answer.ipynb #346dcf11
 @patch
 def _steps(self: Answerer, paper: Paper, question: str, question_id: str | None, retrieval: Retrieval | None, text: bool,
-           calls: list[dict], # the model calls recorded so far for this question (`generate.calls_recorded`), kept in the record
+           calls: list[dict], # the model calls recorded so far for this question (`llm.calls_recorded`), kept in the record
           ) -> Iterator[Event]:
     "`_events` inside the recording of the question's model calls."
     t0 = time.perf_counter()
@@ -309,6 +324,7 @@ def _judge_spec(verifier: Verifier | None) -> str | None:
 # %% ../../nbs/answer/14_answer.ipynb #db43762e
 MAX_SENTENCES = 2
 
+# %% ../../nbs/answer/14_answer.ipynb #c1d94eea
 def _finish_sentences(sents: list[CitedSentence], passages, probs: list[str]):
     "Cap the answer at two sentences and attribute uncited ones; returns (sentences, attributed indices, problems)."
     if len(sents) > MAX_SENTENCES:
@@ -341,6 +357,7 @@ def evidence_paragraphs(chunked, # the paper's `chunking.ChunkedPaper`
 # %% ../../nbs/answer/14_answer.ipynb #d29ebdf6
 from .verify import supporting_sentences
 
+# %% ../../nbs/answer/14_answer.ipynb #58d3e068
 def located(chunked, # the paper's `ChunkedPaper` (a library's routed chunks, without locations, leave the passages as they are)
             passages: list[dict], # the record's cited passages ({doc, chunk_id, section, text})
            ) -> list[dict]:
@@ -348,6 +365,7 @@ def located(chunked, # the paper's `ChunkedPaper` (a library's routed chunks, wi
     if not hasattr(chunked, "location"): return passages
     return [{**p, "location": chunked.location(p["chunk_id"]).to_dict()} for p in passages]
 
+# %% ../../nbs/answer/14_answer.ipynb #14563a13
 def with_support(chunked, # the paper's `ChunkedPaper`
                  question: str, # the question (`grounding` leaves out the words a claim only repeats from it)
                  rows: list[dict], # the record's sentences ({claim, citations, status, ...})
@@ -382,6 +400,7 @@ def _verified(self: Answerer, question: str, sents: list[CitedSentence], attribu
                "answers_judge": getattr(self.verifier.answers, "name", None), "closest": v.closest}
     return v.answer, out, shown, agreed, v.notice, summary
 
+# %% ../../nbs/answer/14_answer.ipynb #a7563bb3
 def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent: Sequence[str], probs: list[str]) -> str:
     """The short answer as annotators write it: without citation placeholders (`short.without_citations`), a *how* question's method
     without the question restated (`short.method_clause`), as the passage holding it writes it (`short.passage_span`: the cited
@@ -397,6 +416,7 @@ def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent:
     probs.append(f"short answer {short!r} -> {spanned!r}: as [Doc {docs[n]}] writes it" + (f", with {grown}" if grown else ""))
     return spanned
 
+# %% ../../nbs/answer/14_answer.ipynb #b3258daa
 @patch
 def _record(self: Answerer, res: Retrieval, att: Attempt,
             base: dict, # the record's fields known before generation (question, ids, context, model, config)

@@ -31,8 +31,9 @@ import csv, math, re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
-from ..core.generate import ProbabilityCache
-from .judges import LLMJudge, claim_terms, label_agreement, read_label_items, LabelItem
+from ..core.llm import ProbabilityCache
+from .judges import LLMJudge, claim_terms
+from .labels import label_agreement, read_label_items, LabelItem
 from .prompts import strip_citations, yes_no_question, _CHOICE
 
 # %% auto #0
@@ -48,10 +49,12 @@ QUANTITY = re.compile(rf"\d|\b(?:{_NUMBER_WORDS})\b", re.I)  # a number, in digi
 _PLACEHOLDER = re.compile(r"\b(?:BIBREF|TABREF|FIGREF|SECREF|INLINEFORM|DISPLAYFORM)\d+\b"  # QASPER's markup, no number of the paper
                           r"|\b(?:Table|Tab|Figure|Fig|Section|Sec|Eq|Equation|Appendix)\.?\s*\d+(?:\.\d+)*", re.I)  # nor is a pointer to a part of it
 
+# %% ../../nbs/answer/16b_answering.ipynb #540d97ec
 def joined(text: str) -> str:
     "`text` with word-inner hyphens dropped: 'pre-trained' and 'pretrained' are one word."
     return re.sub(r"(?<=\w)-(?=\w)", "", text)
 
+# %% ../../nbs/answer/16b_answering.ipynb #9df9c0a9
 def asks_for(question: str, # the question
             ) -> str:
     "What an answer must state: 'quantity', 'yes/no', 'choice' (one of the question's alternatives), 'method' (a *how* question) or 'fact'."
@@ -91,6 +94,7 @@ ANSWERS_THRESHOLD = 0.6478  # fitted on the train papers' labelled sentences wit
 # kept it (reports/judges/replay_train_model_gate.txt and replay_train_form_gate.txt, from benchmarks/reverify.py --only train)
 GATE_THRESHOLD = 0.0
 
+# %% ../../nbs/answer/16b_answering.ipynb #e97e08d7
 @dataclass(frozen=True)
 class AnswerVerdict:
     "Whether a sentence answers its question, with the model's P(Yes) and the reason."
@@ -98,6 +102,7 @@ class AnswerVerdict:
     p: float | None  # the model's P(Yes); None when the form check already failed (the model was not asked)
     reason: str  # what failed, or "answers"
 
+# %% ../../nbs/answer/16b_answering.ipynb #e7fa4a95
 class AnswersJudge:
     """Does a sentence state what its question asks for? The form check (`form_problem`), then the embedded model's P(Yes) against
     `threshold`; without a generator, the form check alone (a sentence of the right form scores 1.0)."""
@@ -149,6 +154,7 @@ def read_answer_labels(path: str | Path, # a label CSV with the columns item_id 
             out[row["item_id"]] = int(v)
     return out
 
+# %% ../../nbs/answer/16b_answering.ipynb #d2ebbe95
 def check_answer_labels(items: Sequence[LabelItem], # labelled sentences (`judges.read_label_items`)
                         answers: Mapping[str, int], # item_id -> 1/0 (`read_answer_labels`)
                         judge: AnswersJudge, # the judge checked

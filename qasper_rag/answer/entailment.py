@@ -32,6 +32,7 @@ class Judge(Protocol):
                 hypothesis: str, # the claim
                ) -> bool: ...
 
+# %% ../../nbs/answer/15b_entailment.ipynb #c0f1b460
 def judge_entails(judge: Judge, # anything with `entails(premise, hypothesis)`
                   premise: str, # the cited passage(s)
                   hypothesis: str, # the claim
@@ -42,14 +43,17 @@ def judge_entails(judge: Judge, # anything with `entails(premise, hypothesis)`
         return bool(judge.entails(premise=premise, hypothesis=hypothesis, question=question))
     return bool(judge.entails(premise=premise, hypothesis=hypothesis))
 
+# %% ../../nbs/answer/15b_entailment.ipynb #c403294c
 _STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been being it its this that
 these those they them their we our you he she his her which who whom what when where why how than then there here so such can
 could will would shall should may might must do does did has have had into onto over under about also only very more most""".split())
 
+# %% ../../nbs/answer/15b_entailment.ipynb #6eaef595
 def content_tokens(text: str) -> list[str]:
     "Lower-cased words and numbers of `text` without stop words (what `LexicalJudge` compares)."
     return [t for t in re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()) if t not in _STOP]
 
+# %% ../../nbs/answer/15b_entailment.ipynb #ffb4e4f1
 @dataclass(frozen=True)
 class LexicalJudge:
     "Offline lexical stand-in for an NLI judge: entailed iff enough of the hypothesis's content tokens are in the premise."
@@ -65,6 +69,7 @@ class LexicalJudge:
 # %% ../../nbs/answer/15b_entailment.ipynb #74190d71
 _BARE_ANSWER = re.compile(r"^\s*(yes|no)\b[\s.,!]*$", re.I)
 
+# %% ../../nbs/answer/15b_entailment.ipynb #a7c4f264
 def judge_claim(claim: str, # an answer sentence without its citation marks
                 question: str | None = None, # the question it answers
                ) -> str:
@@ -72,8 +77,10 @@ def judge_claim(claim: str, # an answer sentence without its citation marks
     m = _BARE_ANSWER.match(claim or "")
     return f'The answer to the question "{question.strip()}" is {m.group(1).lower()}.' if m and question else claim
 
+# %% ../../nbs/answer/15b_entailment.ipynb #2e326192
 _JUDGED_BARE = re.compile(r'^The answer to the question "(.*)" is (yes|no)\.$', re.S)
 
+# %% ../../nbs/answer/15b_entailment.ipynb #6c119687
 def asserted_text(hypothesis: str) -> str:
     "What a hypothesis asserts about the paper: for `judge_claim`'s Yes/No statement, its question and answer word only."
     m = _JUDGED_BARE.match(hypothesis or "")

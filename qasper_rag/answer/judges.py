@@ -1,9 +1,9 @@
-"""Who decides whether a cited passage supports a claim: the TRUE NLI model (reference), the embedded LLM answering Yes/No (offline default), and the two checks the judges are measured against: the gold evidence and a human label file.
+"""Who decides whether a cited passage supports a claim: the TRUE NLI model (reference), the embedded LLM answering Yes/No, and the grounded judge (offline default).
 
 ALCE's citation recall and precision (`qasper_rag.evaluate.metrics`) need a judge that reads a passage
 (the premise) and an answer sentence without its citation marks (the hypothesis) and says
-"entailed" or not. A judge is only as good as its agreement with an independent check, so this
-module also provides two checks and the Cohen's kappa against each:
+"entailed" or not. A judge is only as good as its agreement with an independent check, so each is
+measured against two independent checks:
 
 - **TRUE** (`google/t5_xxl_true_nli_mixture`, Honovich et al. 2022), the judge ALCE uses: a T5
   reading `premise: P hypothesis: H` that writes `1` for entailed. An 11B model (about 45 GB),
@@ -13,15 +13,8 @@ module also provides two checks and the Cohen's kappa against each:
   the claim and the judge reads P(Yes) from its next-token distribution
   (`Generator.yes_probability`); entailed when P(Yes) >= 0.5. Verdicts are cached on disk so a
   resumed run or a replay never pays twice.
-- **Gold-evidence check** (independent of any model): does a cited passage contain evidence that
-  QASPER's annotators marked for this question? A sentence passes when one of its cited passages
-  does. It measures something related but different from entailment (a passage can hold the
-  annotated evidence and still not support a wrong claim), which is why kappa, not accuracy, is
-  reported, and why a human check is offered beside it.
-- **Human labels**: `export_labelling` writes a random sample of judged sentences to CSV
-  (question, claim, the cited passages in full, an empty `label` column; the judge's verdict is
-  deliberately left out so it cannot sway the labeller), and `read_labels` reads the filled file
-  back.
+- **The independent checks** a judge is measured against, the gold evidence and a human label
+  file, and the agreement (kappa) against each, are in `qasper_rag.answer.labels`.
 
 ALCE reports kappa 0.698 (recall) and 0.525 (precision) between TRUE and humans: the anchor for
 the numbers below.
@@ -32,24 +25,19 @@ Docs: https://qasper-rag.github.io/qasper_rag/answer/judges.html.md"""
 
 # %% ../../nbs/answer/16_judges.ipynb #9f79f405
 from __future__ import annotations
-import csv, hashlib, json, math, random, re, threading
-from dataclasses import dataclass, field
+import hashlib, json, math, re, threading
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
-from ..papers.chunking import ChunkedPaper
-from ..papers.data import Question
-from .entailment import LexicalJudge, judge_claim, judge_entails, asserted_text, _STOP
-from ..core.stats import cohen_kappa, KappaResult
-from ..core.generate import ProbabilityCache
+from typing import Iterable, Sequence
+from .entailment import LexicalJudge, asserted_text, _STOP
+from ..core.llm import ProbabilityCache
 
 # %% auto #0
 __all__ = ['TRUE_MODEL', 'JUDGE_SYSTEM', 'JUDGE_PROMPT', 'GROUNDED_PROMPTS', 'GROUNDED_THRESHOLD', 'GROUNDED_MIN_COVERAGE',
-           'GROUNDED_WINDOW', 'JUDGES', 'LABEL_COLUMNS', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge',
-           'claim_terms', 'numbers', 'misbound_numbers', 'bound_numbers', 'hedged_numbers', 'claim_parts', 'Grounding',
-           'grounding', 'Verdict', 'GroundedJudge', 'load_judge', 'judge_name', 'gold_support', 'JudgedSentence',
-           'agreement', 'export_labelling', 'read_labels', 'LabelItem', 'split_cited', 'read_label_items',
-           'label_agreement', 'check_labels']
+           'GROUNDED_WINDOW', 'JUDGES', 'JudgeUnavailable', 'TrueJudge', 'build_tiny_t5', 'LLMJudge', 'claim_terms',
+           'numbers', 'misbound_numbers', 'bound_numbers', 'hedged_numbers', 'claim_parts', 'Grounding', 'grounding',
+           'Verdict', 'GroundedJudge', 'load_judge', 'judge_name']
 
 # %% ../../nbs/answer/16_judges.ipynb #448011a3
 class JudgeUnavailable(RuntimeError):
@@ -58,6 +46,7 @@ class JudgeUnavailable(RuntimeError):
 # %% ../../nbs/answer/16_judges.ipynb #92e2e64f
 TRUE_MODEL = "google/t5_xxl_true_nli_mixture"
 
+# %% ../../nbs/answer/16_judges.ipynb #83a298ef
 class TrueJudge:
     "TRUE NLI: a T5 reading `premise: P hypothesis: H`; entailed iff its first output token is `1`."
     name: str
@@ -161,6 +150,7 @@ JUDGE_SYSTEM = "You check claims against passages from research papers."
 JUDGE_PROMPT = ("Passage:\n{premise}\n\nClaim: {hypothesis}\n\n"
                 "Is the claim supported by the passage? Answer Yes or No.")
 
+# %% ../../nbs/answer/16_judges.ipynb #30b5d348
 class LLMJudge:
     "The generator as a judge: entailed iff P(Yes) >= threshold; verdicts cached in memory and optionally on disk."
     def __init__(self, generator, threshold: float = 0.5,
@@ -204,20 +194,24 @@ class LLMJudge:
 _META = frozenset("""not no yes also both each other such paper passage passages authors author mentioned mention stated state
 states described describe use used uses using based""".split())
 
+# %% ../../nbs/answer/16_judges.ipynb #4ff3e810
 @lru_cache(maxsize=None)
 def _stemmer():
     from nltk.stem import PorterStemmer
     return PorterStemmer()
 
+# %% ../../nbs/answer/16_judges.ipynb #423e9d78
 def claim_terms(text: str) -> list[str]:
     "Stemmed content words and numbers of `text` (stop words and words about the text itself, like 'passage', left out)."
     st = _stemmer()
     words = re.findall(r"\d+(?:,\d{3})*(?:\.\d+)?|[a-z0-9]+", text.lower())  # a number is one term: 17,833 or 2.5
     return [st.stem(t).replace(",", "") for t in words if t not in _STOP and t not in _META]
 
+# %% ../../nbs/answer/16_judges.ipynb #b9135bb3
 _CLAIM_NUM = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?![\d.]\d)")
 _ANY_NUM = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
+# %% ../../nbs/answer/16_judges.ipynb #af9ba501
 def numbers(text: str, # the text to read
             standalone: bool = True, # skip digits inside names (SST-2, BIBREF2, 500.15.6); False: every number
            ) -> set[str]:
@@ -229,20 +223,24 @@ _TOKEN = re.compile(r"[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*|\d+(?:,\d{3})*(?:\.\d+)?"
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _UNIT_SKIP = _STOP | frozenset("million billion thousand hundred percent".split())
 
+# %% ../../nbs/answer/16_judges.ipynb #8e05cc5b
 @lru_cache(maxsize=1024)  # a passage is read for every claim checked against it
 def _unit_tokens(text: str) -> tuple[str, ...]:
     "Words (stemmed) and standalone numbers (no separators) in order; a word with digits (SST-2, BIBREF6) is one word."
     st = _stemmer()
     return tuple(t.replace(",", "") if _NUMBER.fullmatch(t.replace(",", "")) else st.stem(t.lower()) for t in _TOKEN.findall(text))
 
+# %% ../../nbs/answer/16_judges.ipynb #3c2a40a1
 def _isnum(t: str) -> bool: return bool(_NUMBER.fullmatch(t))
 
+# %% ../../nbs/answer/16_judges.ipynb #7491dbbb
 def _claim_numbers(hypothesis: str) -> list[tuple[str, str | None]]:
     "Each number of the claim with its noun: the first real word among the two after it (None: no noun)."
     c = _unit_tokens(asserted_text(hypothesis))
     return [(t, next((w for w in c[i + 1:i + 3] if not _isnum(w) and w not in _UNIT_SKIP and w.isalpha()), None))
             for i, t in enumerate(c) if _isnum(t)]
 
+# %% ../../nbs/answer/16_judges.ipynb #87e602eb
 def misbound_numbers(premise: str, # the cited passage(s)
                      hypothesis: str, # the claim
                      reach: int = 3, # words after a number of the passage among which its noun is looked for
@@ -261,6 +259,7 @@ def misbound_numbers(premise: str, # the cited passage(s)
         if any(_isnum(x) and x != t and unit in after(j) for j, x in enumerate(p)): out.append(f"{t} {unit}")
     return tuple(out)
 
+# %% ../../nbs/answer/16_judges.ipynb #5619c90e
 def bound_numbers(premise: str, # the cited passage(s)
                   hypothesis: str, # the claim
                   reach: int = 3, # words after a number of the passage among which the claim's noun must be
@@ -273,6 +272,7 @@ def bound_numbers(premise: str, # the cited passage(s)
     p = _unit_tokens(premise)
     return all(unit is not None and any(x == t and unit in p[j + 1:j + 1 + reach] for j, x in enumerate(p)) for t, unit in nums)
 
+# %% ../../nbs/answer/16_judges.ipynb #85013975
 # a rounded number: the hedge word, and which side of the claim's number the exact one may lie on (-1 below, +1 above, 0 either)
 _HEDGES = {"almost": -1, "nearly": -1, "just under": -1, "under": -1, "less than": -1, "below": -1, "up to": -1, "about": 0,
            "around": 0, "approximately": 0, "roughly": 0, "circa": 0, "some": 0, "close to": 0, "~": 0, "over": 1,
@@ -280,6 +280,7 @@ _HEDGES = {"almost": -1, "nearly": -1, "just under": -1, "under": -1, "less than
 _HEDGED = re.compile(r"(?<![\w-])(" + "|".join(sorted(map(re.escape, _HEDGES), key=len, reverse=True))
                      + r")\s*(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d.]\d)", re.I)
 
+# %% ../../nbs/answer/16_judges.ipynb #34e2e280
 def hedged_numbers(premise: str, # the cited passage(s)
                    hypothesis: str, # the claim
                    tolerance: float = 0.1, # how far (relative to the claim's number) the passage's number may lie from it
@@ -301,17 +302,21 @@ def hedged_numbers(premise: str, # the cited passage(s)
 # %% ../../nbs/answer/16_judges.ipynb #565fcb78
 def _sentences(premise: str) -> list[str]: return [s for s in re.split(r"(?<=[.!?])\s+|\n+", premise) if s.strip()] or [premise]
 
+# %% ../../nbs/answer/16_judges.ipynb #0c5d1695
 def _windows(premise: str, size: int, ss: list[str] | None = None) -> list[str]:
     ss = _sentences(premise) if ss is None else ss  # `ss`: the premise's sentences, when split already
     return [" ".join(ss[i:i + size]) for i in range(max(1, len(ss) - size + 1))]
 
+# %% ../../nbs/answer/16_judges.ipynb #8df889d1
 _ENUMERATION = re.compile(r",\s[^,]+,\s")  # two list commas (a thousands separator has no space after it): three items or more
 _PART_SEP = re.compile(r",\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
 
+# %% ../../nbs/answer/16_judges.ipynb #5a818d39
 def claim_parts(claim: str) -> list[str]:
     "An enumeration's parts, split at its commas and at *and* / *or* (\"They use A, B, and C datasets\"); any other claim: itself."
     return [s for s in _PART_SEP.split(claim) if s.strip()] if _ENUMERATION.search(claim) else [claim]
 
+# %% ../../nbs/answer/16_judges.ipynb #ec14db01
 @dataclass(frozen=True)
 class Grounding:
     "How much of a claim a passage spells out: the best window of sentences (one per part of an enumeration), and the claim's numbers."
@@ -322,6 +327,7 @@ class Grounding:
     misbound: tuple[str, ...] = ()  # "number noun" pairs of the claim whose noun the passage gives another number, never this one
     parts: int = 1  # the claim's parts grounded each in its own window (an enumeration: one per item; `claim_parts`)
 
+# %% ../../nbs/answer/16_judges.ipynb #0b08711d
 def grounding(premise: str, # the cited passage(s)
               hypothesis: str, # the claim
               window: int = 2, # consecutive sentences of the passage that must hold the claim's terms
@@ -376,6 +382,7 @@ class Verdict:
     grounding: Grounding
     reason: str  # what failed, or "supported"
 
+# %% ../../nbs/answer/16_judges.ipynb #5724451f
 class GroundedJudge:
     """The offline default judge: lexical grounding (one window of `window` sentences holds the claim's terms, one per item for an enumeration, every
     number of the claim is in the passage), then the embedded LLM's P(Yes) on that window (averaged over `prompts`).
@@ -428,6 +435,7 @@ class GroundedJudge:
 # %% ../../nbs/answer/16_judges.ipynb #9c559444
 JUDGES = ("grounded", "llm", "lexical", "true", "none")
 
+# %% ../../nbs/answer/16_judges.ipynb #0e99a3c8
 def load_judge(spec: str, # grounded (offline default) | llm | lexical | true | true:<model id or folder> | none
                generator=None, # for `grounded` and `llm`: the generator already loaded for answering
                cache: str | Path | None = None, # `grounded`, `llm`: JSON-lines file of verdicts, appended (None: memory)
@@ -441,174 +449,6 @@ def load_judge(spec: str, # grounded (offline default) | llm | lexical | true | 
     if spec == "true" or spec.startswith("true:"): return TrueJudge(spec.split(":", 1)[1] if ":" in spec else TRUE_MODEL)
     raise ValueError(f"unknown judge {spec!r}: choose one of {', '.join(JUDGES)} or true:<model>")
 
+# %% ../../nbs/answer/16_judges.ipynb #e2f3c0aa
 def judge_name(judge) -> str:
     return "none" if judge is None else getattr(judge, "name", None) or type(judge).__name__.lower()
-
-# %% ../../nbs/answer/16_judges.ipynb #e48194aa
-def gold_support(cp: ChunkedPaper, # the question's chunked paper
-                 q: Question, # the question, with its annotated evidence
-                 chunk_id: str, # the chunk to check
-                ) -> bool:
-    "Does chunk `chunk_id` contain evidence annotated for `q` (any annotator)?"
-    ev = set(q.evidence)
-    return bool(ev) and (bool(ev & set(cp.evidence_strings([chunk_id]))) or any(cp.reached(e, [chunk_id]) for e in ev))
-
-# %% ../../nbs/answer/16_judges.ipynb #78b63629
-@dataclass(frozen=True)
-class JudgedSentence:
-    "One answer sentence as the judge and the gold check saw it."
-    item_id: str  # question id + sentence index: the key of the human label file
-    question_id: str
-    claim: str
-    cited: tuple[int, ...]  # kept doc numbers
-    chunk_ids: tuple[str, ...]  # their chunks
-    judge_recall: int | None  # None: no judge
-    judge_scores: tuple[int, ...]  # precision score per kept citation
-    gold_recall: int  # some cited passage holds annotated evidence
-    gold_scores: tuple[int, ...]  # per kept citation
-
-    @classmethod
-    def from_dict(cls, d: Mapping, # one entry of a records.jsonl line's `judged` (as `asdict` wrote it: lists for tuples)
-                 ) -> "JudgedSentence":
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
-
-def agreement(items: Sequence[JudgedSentence], # judged sentences (`judge_answer`)
-              human: Mapping[str, int] | None = None, # item_id -> human label 1/0 (`read_labels`); None: no human comparison
-             ) -> dict:
-    "Cohen's kappa between the judge and the gold check (sentence and citation level), and with human labels if given."
-    js = [s for s in items if s.judge_recall is not None and s.cited]
-    def k(a, b) -> dict | None:
-        if not a: return None
-        r = cohen_kappa(a, b)
-        return {"kappa": None if math.isnan(r.kappa) else round(r.kappa, 4), "n": r.n, "agreement": round(r.p_o, 4),
-                "labels": list(r.labels), "confusion": [list(x) for x in r.confusion]}
-    out = {"judge_vs_gold": {"recall": k([s.judge_recall for s in js], [s.gold_recall for s in js]),
-                             "precision": k([x for s in js for x in s.judge_scores], [x for s in js for x in s.gold_scores])}}
-    if human:
-        hs = [s for s in items if s.item_id in human and s.cited]
-        out["judge_vs_human"] = k([s.judge_recall for s in hs if s.judge_recall is not None],
-                                  [human[s.item_id] for s in hs if s.judge_recall is not None])
-        out["gold_vs_human"] = k([s.gold_recall for s in hs], [human[s.item_id] for s in hs])
-        out["human_labels"] = len(hs)
-    return out
-
-# %% ../../nbs/answer/16_judges.ipynb #c2766f38
-LABEL_COLUMNS = ("item_id", "question", "claim", "cited_passages", "label")
-
-def export_labelling(items: Sequence[JudgedSentence], # judged sentences; the cited ones are sampled
-                     questions: Mapping[str, str], # question id -> question text
-                     passages: Mapping[str, str], # chunk id -> passage text
-                     path: str | Path, # the CSV file to write (its folder is created)
-                     n: int = 100, # sentences in the sample (all cited ones if fewer)
-                     seed: int = 0, # random seed of the sample
-                    ) -> Path:
-    "Write a seeded random sample of `n` cited sentences to CSV for human labelling (no judge verdicts in it)."
-    pool = [s for s in items if s.cited]
-    sample = sorted(random.Random(seed).sample(pool, min(n, len(pool))), key=lambda s: s.item_id)
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f); w.writerow(LABEL_COLUMNS)
-        for s in sample:
-            text = "\n\n".join(f"[Doc {d}] {passages[c]}" for d, c in zip(s.cited, s.chunk_ids))
-            w.writerow([s.item_id, questions.get(s.question_id, ""), s.claim, text, ""])
-    return path
-
-_TRUE, _FALSE = {"1", "yes", "y", "true", "supported"}, {"0", "no", "n", "false", "unsupported"}
-
-def read_labels(path: str | Path) -> dict[str, int]:
-    "item_id -> 1/0 from a filled label file; blank labels are skipped, anything else is an error naming the row."
-    out = {}
-    if not Path(path).is_file(): raise ValueError(f"{path}: no such label file; pass a CSV with the columns item_id and label "
-                                                  "(`qasper-rag labels --run RUN --export FILE` writes one to fill)")
-    with open(path, newline="", encoding="utf-8") as f:
-        r = csv.DictReader(f)
-        if not r.fieldnames or not {"item_id", "label"} <= set(r.fieldnames):
-            raise ValueError(f"{path}: a label file needs the columns item_id and label (got {r.fieldnames})")
-        for i, row in enumerate(r, 2):
-            v = (row["label"] or "").strip().lower()
-            if not v: continue
-            if v not in _TRUE | _FALSE: raise ValueError(f"{path}, row {i}: label {row['label']!r} is not 1/0 (or yes/no)")
-            out[row["item_id"]] = int(v in _TRUE)
-    return out
-
-# %% ../../nbs/answer/16_judges.ipynb #ef8aef5e
-@dataclass(frozen=True)
-class LabelItem:
-    "One labelled (claim, cited passages) pair of a label file."
-    item_id: str
-    question: str
-    claim: str
-    passages: tuple[str, ...]  # the cited passages' full texts, in citation order
-    label: int  # 1 = the cited passages together support the claim
-
-    @property
-    def premise(self) -> str: return "\n".join(self.passages)  # as ALCE joins cited passages
-    @property
-    def hypothesis(self) -> str: return judge_claim(self.claim, self.question)
-
-_DOC = re.compile(r"(?:^|\n\n)\[Doc \d+\] ")
-
-def split_cited(text: str) -> tuple[str, ...]:
-    "The passages of a `cited_passages` cell (`[Doc N] text` blocks separated by a blank line)."
-    return tuple(p for p in _DOC.split(text or "") if p.strip())
-
-def read_label_items(path: str | Path) -> list[LabelItem]:
-    "The labelled rows of a label file (columns of `LABEL_COLUMNS`; extra columns are ignored, blank labels skipped)."
-    labels = read_labels(path)
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
-    missing = set(LABEL_COLUMNS) - set(rows[0] if rows else LABEL_COLUMNS)
-    if missing: raise ValueError(f"{path}: a label file needs the columns {', '.join(LABEL_COLUMNS)} (missing {', '.join(sorted(missing))})")
-    out = [LabelItem(r["item_id"], r["question"], r["claim"], split_cited(r["cited_passages"]), labels[r["item_id"]])
-           for r in rows if r["item_id"] in labels]
-    if (bad := [i.item_id for i in out if not i.passages]): raise ValueError(f"{path}: no cited passage in row(s) of {', '.join(bad[:3])}")
-    return out
-
-# %% ../../nbs/answer/16_judges.ipynb #2bb7dcd6
-def label_agreement(verdicts: Sequence[int], # the judge's verdicts, 1 supported / 0 not
-                    labels: Sequence[int], # the labels of the same items, in the same order
-                    seed: int = 0, # random seed of the kappa bootstrap (1000 resamples)
-                   ) -> dict:
-    "Kappa (with a bootstrap interval over items), confusion matrix and false 'supported' rate of judge verdicts against labels."
-    import numpy as np
-    if not verdicts: return {"n": 0, "kappa": None}
-    r = cohen_kappa(list(verdicts), list(labels))
-    conf = [[sum(1 for v, l in zip(verdicts, labels) if v == a and l == b) for b in (1, 0)] for a in (1, 0)]
-    rng, ks = np.random.default_rng(seed), []
-    for _ in range(1000):
-        ix = rng.integers(0, len(verdicts), len(verdicts))
-        k = cohen_kappa([verdicts[i] for i in ix], [labels[i] for i in ix]).kappa
-        if not math.isnan(k): ks.append(k)
-    said = sum(verdicts)
-    rnd = lambda x: None if x is None or (isinstance(x, float) and math.isnan(x)) else round(x, 4)
-    return {"n": len(verdicts), "kappa": rnd(r.kappa), "kappa_ci95": [rnd(float(x)) for x in np.quantile(ks, [0.025, 0.975])] if ks else None,
-            "agreement": rnd(r.p_o), "confusion": conf, "confusion_layout": "rows: judge supported/not; columns: label supported/not",
-            "false_supported_rate": rnd(conf[0][1] / said) if said else None,
-            "judge_supported": said, "label_supported": sum(labels)}
-
-# %% ../../nbs/answer/16_judges.ipynb #b78f09d6
-def check_labels(items: Sequence[LabelItem], # labelled (claim, cited passages) pairs (`read_label_items`)
-                 judge, # anything with `entails(premise, hypothesis)`
-                 groups: Mapping[str, str] | None = None, # item_id -> group name (e.g. train / test papers), reported apart
-                 progress: bool = False, # show a progress bar
-                ) -> dict:
-    """Run `judge` on every labelled pair and report its agreement with the labels, overall and per group.
-    `details` gives each item's verdict beside its label and group, with the judge's reason and P(Yes) where it gives them."""
-    from tqdm.auto import tqdm
-    def judged(i: LabelItem) -> dict:
-        if hasattr(judge, "verdict"):  # the grounded judge says which check failed
-            v = judge.verdict(i.premise, i.hypothesis, i.question)
-            return {"supported": int(v.supported), "p": v.p, "reason": v.reason}
-        return {"supported": int(judge_entails(judge, i.premise, i.hypothesis, i.question))}
-    details = [{"item_id": i.item_id, "group": (groups or {}).get(i.item_id), "label": i.label, **judged(i)}
-               for i in tqdm(items, desc="judging labelled claims", disable=not progress)]
-    verdicts = {d["item_id"]: d["supported"] for d in details}
-    out = {"judge": judge_name(judge), **label_agreement([verdicts[i.item_id] for i in items], [i.label for i in items])}
-    if groups:
-        for g in sorted(set(groups.values())):
-            sub = [i for i in items if groups.get(i.item_id) == g]
-            out.setdefault("groups", {})[g] = label_agreement([verdicts[i.item_id] for i in sub], [i.label for i in sub])
-        if (rest := [i for i in items if i.item_id not in groups]):
-            out.setdefault("groups", {})["other"] = label_agreement([verdicts[i.item_id] for i in rest], [i.label for i in rest])
-    out["verdicts"], out["details"] = verdicts, details
-    return out

@@ -18,14 +18,7 @@ and replaces its papers, and only new chunk texts are encoded (the vectors of ev
 come from the cache). The manifest is written after each source, so an interrupted `add` keeps what
 it finished.
 
-**Answering across a library** goes in two steps, as PaperQA2 does: route the question to papers,
-then retrieve inside the chosen paper with the same in-paper pipeline as `qasper-rag ask --paper`.
-The router ranks papers four ways and fuses them by RRF (k=60): the best chunk of each paper by
-BM25 and by the dense embedder (over the whole library's chunks), and the paper's title and
-abstract by BM25 and by the embedder. When at least `ROUTE_VOTES` of the four rankings put the same
-paper first, the answer comes from it; otherwise the question is **ambiguous**: the answer still
-comes from the best paper, and says so, naming the other candidates and how to pick one
-(`--paper ID`), rather than mixing papers silently. Every cited passage names its paper.
+Routing a question to the library's papers and answering from them is `qasper_rag.answer.library_answer`.
 
 Docs: https://qasper-rag.github.io/qasper_rag/answer/library.html.md"""
 
@@ -37,31 +30,30 @@ import contextlib, dataclasses, datetime, hashlib, json, os, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
-import numpy as np
 from fastcore.basics import patch
-from ..papers.data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, QasperDataError, check_question, Place, TextLine
-from ..papers.chunking import chunk_paper_id
+from ..papers.data import Paper, Section, Float, Question, Answer, QasperCorpus, load_path, Place, TextLine
 from ..core.files import atomic_write, folder_lock, lock_holder, say, sha256_update, stale_temps
 
 # %% auto #0
-__all__ = ['FORMAT', 'MANIFEST', 'ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'LibraryError', 'paper_to_dict',
-           'paper_from_dict', 'source_kind', 'expand_sources', 'source_hash', 'read_source', 'paper_stats', 'Added',
-           'Library', 'Route', 'Router', 'ambiguity_notice', 'RoutedChunks', 'routed_retrieval', 'LibraryAnswerer',
-           'library_answer_dict', 'one_paper_per_sentence', 'sentences_by_paper']
+__all__ = ['FORMAT', 'MANIFEST', 'LibraryError', 'paper_to_dict', 'paper_from_dict', 'source_kind', 'expand_sources',
+           'source_hash', 'read_source', 'paper_stats', 'Added', 'Library']
 
 # %% ../../nbs/answer/19_library.ipynb #0bfcf952
 FORMAT = 1  # the library folder's format (manifest["format"])
 MANIFEST = "manifest.json"
 
+# %% ../../nbs/answer/19_library.ipynb #c70f9299
 class LibraryError(ValueError):
     "A library or a source that cannot be used; the message says why and what to do."
 
+# %% ../../nbs/answer/19_library.ipynb #f8724d03
 def paper_to_dict(paper: Paper) -> dict:
     "The whole `Paper` record as JSON-ready data (split and source included)."
     d = dataclasses.asdict(paper)
     d["questions"] = [{**dataclasses.asdict(q), "meta": [list(kv) for kv in q.meta]} for q in paper.questions]
     return d
 
+# %% ../../nbs/answer/19_library.ipynb #2d58fc9e
 def paper_from_dict(d: dict) -> Paper:
     "The `Paper` that `paper_to_dict` wrote."
     t = lambda xs: tuple(xs or ())
@@ -89,8 +81,10 @@ def source_kind(path: str | Path) -> str:
     raise LibraryError(f"{p}: cannot add this kind of file; add a PDF (.pdf), a LaTeX source (.tex, an arXiv .tar.gz/.tgz, "
                        "or a folder) or a QASPER file (.json/.jsonl)")
 
+# %% ../../nbs/answer/19_library.ipynb #fc5475d6
 _ADDABLE = re.compile(r"\.(pdf|json|jsonl|json\.gz|jsonl\.gz|tex|tar|tar\.gz|tgz)$", re.I)
 
+# %% ../../nbs/answer/19_library.ipynb #884160ee
 def expand_sources(paths: Iterable[str | Path]) -> list[Path]:
     """The sources that `paths` name: a folder holding `.tex` files is one LaTeX source; any other folder stands
     for the PDFs, QASPER files and LaTeX archives inside it (recursively, sorted); files stay as given."""
@@ -102,6 +96,7 @@ def expand_sources(paths: Iterable[str | Path]) -> list[Path]:
         else: out.append(p)
     return out
 
+# %% ../../nbs/answer/19_library.ipynb #eae1f2d7
 def source_hash(path: str | Path) -> str:
     "SHA-256 of a file's bytes, or of a folder's files (relative paths and bytes, in sorted order)."
     p, h = Path(path), hashlib.sha256()
@@ -111,6 +106,7 @@ def source_hash(path: str | Path) -> str:
         sha256_update(h, f)
     return h.hexdigest()
 
+# %% ../../nbs/answer/19_library.ipynb #370460dc
 def read_source(path: str | Path, # a PDF, a LaTeX source or a QASPER file
                 kind: str | None = None, # its kind (None: `source_kind`)
                 password: str = "", # the user password of an encrypted PDF (`qasper-rag add --password`)
@@ -125,6 +121,7 @@ def read_source(path: str | Path, # a PDF, a LaTeX source or a QASPER file
         return [load_tex(path)]
     return list(load_path(path))
 
+# %% ../../nbs/answer/19_library.ipynb #70b841ba
 def paper_stats(paper: Paper, # the paper as read
                 n_chunks: int | None = None, # its chunks under the library's chunker (None: not counted)
                ) -> dict:
@@ -138,8 +135,10 @@ def paper_stats(paper: Paper, # the paper as read
 # %% ../../nbs/answer/19_library.ipynb #e94f23f3
 def _now() -> str: return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
+# %% ../../nbs/answer/19_library.ipynb #de6129fa
 def _safe_id(pid: str) -> str: return re.sub(r"[^\w.\-]+", "_", pid)
 
+# %% ../../nbs/answer/19_library.ipynb #b99c01ea
 @dataclass
 class Added:
     "What `Library.add` did with one source."
@@ -148,12 +147,15 @@ class Added:
     papers: list[str] = field(default_factory=list)  # ids of the papers it holds
     message: str = ""  # why it failed, or what changed
 
+# %% ../../nbs/answer/19_library.ipynb #157c1a33
 _OWN = {".lock", "papers", "cache", MANIFEST, MANIFEST + ".bak"}  # what a library folder holds (an interrupted first add leaves some of it)
 
+# %% ../../nbs/answer/19_library.ipynb #12d62e78
 def _not_a_folder(root: Path) -> LibraryError:
     return LibraryError(f"{root} is a file, not a folder: --library takes a library folder (`qasper-rag add PATH... --library DIR` "
                         f"makes one in a new folder DIR, e.g. --library {root.parent / 'library'})")
 
+# %% ../../nbs/answer/19_library.ipynb #20baeb8e
 class Library:
     "A folder of papers (PDFs, LaTeX sources, QASPER files) indexed once for questions across them."
     def __init__(self, root: str | Path, # the library folder
@@ -220,6 +222,7 @@ def _manifest_or_none(path: Path) -> dict | None:
     except (OSError, ValueError): return None
     return d if isinstance(d, dict) and isinstance(d.get("papers"), dict) and isinstance(d.get("sources"), dict) else None
 
+# %% ../../nbs/answer/19_library.ipynb #780bf478
 @patch
 def _read_manifest(self: Library) -> dict | None:
     "The manifest on disk (None: none yet); a damaged one is replaced by the copy kept before the last change, saying so."
@@ -235,11 +238,13 @@ def _read_manifest(self: Library) -> dict | None:
         raise LibraryError(f"{self.root}: library format {d.get('format')!r}, this version reads {FORMAT}; add the papers to a new library")
     return d
 
+# %% ../../nbs/answer/19_library.ipynb #2883e15e
 @patch
 def _reload(self: Library):
     "Read the manifest again: another writer may have changed it while this one waited for the lock."
     if (d := self._read_manifest()) is not None and d != self.manifest: self.manifest, self._corpus = d, None
 
+# %% ../../nbs/answer/19_library.ipynb #31aa6804
 @patch
 def _damaged(self: Library) -> list[str]:
     "Ids of the papers whose file is missing or not of the size recorded when it was written (no file is read)."
@@ -249,6 +254,7 @@ def _damaged(self: Library) -> list[str]:
             with contextlib.suppress(OSError): sizes[e.name] = e.stat().st_size
     return [i for i, m in self.manifest["papers"].items() if (n := sizes.get(f"{_safe_id(i)}.json")) is None or m.get("bytes", n) != n]
 
+# %% ../../nbs/answer/19_library.ipynb #86ddac7c
 @patch
 def _forget(self: Library, find, # () -> the ids still to forget, asked again under the lock (a writer may have fixed them)
             why: str, # what is wrong with them, for the message
@@ -266,11 +272,13 @@ def _forget(self: Library, find, # () -> the ids still to forget, asked again un
         f"to bring them back: qasper-rag add {' '.join(paths)} --library {self.root}")
     return paths
 
+# %% ../../nbs/answer/19_library.ipynb #a7188819
 @patch
 def _check_papers(self: Library):
     "Forget the papers whose files are missing or cut short (a crash, a file deleted by hand)."
     if self._damaged(): self._forget(self._damaged, "a file missing or cut short")
 
+# %% ../../nbs/answer/19_library.ipynb #80f7474f
 @patch
 def _tidy(self: Library):
     "Remove the temporary files a killed writer left (`files.stale_temps`); only under the lock."
@@ -278,6 +286,7 @@ def _tidy(self: Library):
     for f in left: f.unlink(missing_ok=True)
     if left: say(f"{self.root}: removed {len(left)} unfinished file(s) an interrupted change left")
 
+# %% ../../nbs/answer/19_library.ipynb #257605f2
 @patch
 def _key(self: Library, path: str | Path) -> str:
     "How the manifest names a source: relative to the library when inside it (the two move together), else its absolute path."
@@ -285,6 +294,7 @@ def _key(self: Library, path: str | Path) -> str:
     try: return p.relative_to(self.root.resolve()).as_posix()
     except ValueError: return str(p)
 
+# %% ../../nbs/answer/19_library.ipynb #33f3c8ef
 @patch
 def _path(self: Library, key: str) -> Path: return Path(key) if Path(key).is_absolute() else self.root / key
 
@@ -296,6 +306,7 @@ def _unique_id(self: Library, pid: str, source: str) -> str:
         k += 1; cand = f"{pid}-{k}"
     return cand
 
+# %% ../../nbs/answer/19_library.ipynb #eaff640c
 @patch
 def _moved_or_copy(self: Library, same: str, # the key of the source already holding these bytes
                    src: str, # the key of the path being added
@@ -310,6 +321,7 @@ def _moved_or_copy(self: Library, same: str, # the key of the source already hol
     self.save()
     return Added(shown, "unchanged", ids, f"moved from {prev}")
 
+# %% ../../nbs/answer/19_library.ipynb #b159df51
 @patch
 def _add_one(self: Library, path: Path, chunker, password: str = "") -> Added:
     "Add one source: its papers' files first, then the manifest naming them, then the files it no longer names."
@@ -341,6 +353,7 @@ def _add_one(self: Library, path: Path, chunker, password: str = "") -> Added:
     renamed = [f"{p.id} -> {i}" for p, i in zip(papers, ids) if p.id != i]
     return Added(shown, "updated" if old else "added", ids, ("ids taken by other sources: " + ", ".join(renamed)) if renamed else "")
 
+# %% ../../nbs/answer/19_library.ipynb #e9dfbc16
 @patch
 def add(self: Library, paths: Sequence[str | Path], # PDFs, LaTeX sources (.tex, .tar.gz, folders) or QASPER files
         progress: bool = True, # show a progress bar
@@ -349,7 +362,7 @@ def add(self: Library, paths: Sequence[str | Path], # PDFs, LaTeX sources (.tex,
        ) -> list[Added]:
     "Read each source unless its bytes are unchanged (or already in under another name), store its papers, and save the manifest after each source; under the library's lock."
     from qasper_rag.papers.chunking import QasperChunker
-    from qasper_rag.retrieve.retrieval import get_config
+    from qasper_rag.retrieve.config import get_config
     from tqdm.auto import tqdm
     with self.lock():
         self._reload(); self._tidy()
@@ -362,10 +375,12 @@ def add(self: Library, paths: Sequence[str | Path], # PDFs, LaTeX sources (.tex,
 @patch
 def _retriever(self: Library, config=None, scope: str = "corpus", **kw):
     "A retriever over this library's papers and cache (`config`: a preset name or `RetrievalConfig`; None: the library's)."
-    from qasper_rag.retrieve.retrieval import Retriever, get_config
+    from qasper_rag.retrieve.retrieval import Retriever
+    from qasper_rag.retrieve.config import get_config
     cfg = get_config(config or self.manifest["retrieval"]) if not hasattr(config, "scope") else config
     return Retriever(cfg.replace(scope=scope), cache_dir=self.cache_dir, corpus=self.corpus(), **kw)
 
+# %% ../../nbs/answer/19_library.ipynb #4f37802a
 @patch
 def index(self: Library) -> dict:
     "Build (or load) the library's indexes under its lock (a damaged index file is found by its recorded hash and built again); returns what they hold."
@@ -378,237 +393,3 @@ def index(self: Library) -> dict:
         self.manifest["index"] = {"chunks": info["chunks"], "retrieval": self.manifest["retrieval"], "built": _now()}
         self.save()
     return info
-
-# %% ../../nbs/answer/19_library.ipynb #0df8db8f
-ROUTE_VOTES = 3  # how many of the four rankings must put the same paper first for a confident route
-RRF_K = 60
-
-@dataclass
-class Route:
-    "Where a question goes in a library: the papers by fused score, and whether the first is clear."
-    question: str
-    papers: list[tuple[str, float]]  # (paper id, fused RRF score), best first
-    votes: int  # how many of the four rankings put the first paper first
-    ambiguous: bool  # fewer than ROUTE_VOTES agree: the question could be about several papers
-    rankings: dict = field(default_factory=dict, repr=False)  # each ranking's first three paper ids
-
-    @property
-    def best(self) -> str: return self.papers[0][0]
-
-    def candidates(self, k: int = 3) -> list[str]: return [p for p, _ in self.papers[:k]]
-
-    def to_dict(self) -> dict: return {"papers": [[p, round(s, 6)] for p, s in self.papers[:10]], "votes": self.votes,
-                                       "ambiguous": self.ambiguous, "rankings": self.rankings}
-
-class Router:
-    "Ranks a library's papers for a question: best chunk (BM25, dense) and title + abstract (BM25, dense), fused by RRF."
-    def __init__(self, retriever, # an open-domain `Retriever` (scope corpus) over the papers
-                 votes: int = ROUTE_VOTES, # agreeing rankings needed for a confident route
-                ):
-        from qasper_rag.retrieve.bm25 import BM25Index
-        from qasper_rag.retrieve.dense import VectorCache
-        self.retriever, self.votes = retriever, votes
-        self.pool = retriever.pool()
-        papers = list(retriever.corpus)
-        self.ids = [p.id for p in papers]
-        pos = {p: k for k, p in enumerate(self.ids)}
-        self.chunk_paper = np.array([pos.get(chunk_paper_id(i), -1) for i in self.pool.ids])
-        docs = [f"{p.title}\n\n{p.abstract}" for p in papers]
-        self.bm25 = BM25Index().index(docs, self.ids) if retriever.config.bm25 else None
-        emb = retriever.embedder
-        self.vectors = VectorCache(retriever.cache_dir / "vectors").encode(emb, docs) if emb is not None else None
-
-    def _per_paper_max(self, scores: np.ndarray) -> np.ndarray:
-        out = np.full(len(self.ids), -np.inf)
-        np.maximum.at(out, self.chunk_paper[self.chunk_paper >= 0], np.asarray(scores, dtype=float)[self.chunk_paper >= 0])
-        return out
-
-    def route(self, question: str) -> Route:
-        "The papers for `question`, best first, with the vote count and ambiguity."
-        runs = {}
-        if self.bm25 is not None:
-            runs["chunk_bm25"] = self._per_paper_max(self.pool.bm25.scores(question))
-            runs["abstract_bm25"] = np.asarray(self.bm25.scores(question), dtype=float)
-        if self.vectors is not None:
-            qv = self.retriever.embedder.encode_query([question])[0]
-            runs["chunk_dense"] = self._per_paper_max(self.pool.vectors @ qv)
-            runs["abstract_dense"] = self.vectors @ qv
-        fused = np.zeros(len(self.ids))
-        firsts = {}
-        for name, s in runs.items():
-            order = np.argsort(-s, kind="stable")
-            fused[order] += 1.0 / (RRF_K + np.arange(1, len(order) + 1))
-            firsts[name] = [self.ids[i] for i in order[:3]]
-        order = np.argsort(-fused, kind="stable")
-        ranked = [(self.ids[i], float(fused[i])) for i in order]
-        votes = sum(f[0] == ranked[0][0] for f in firsts.values())
-        need = min(self.votes, len(runs))
-        return Route(question, ranked, votes, len(self.ids) > 1 and votes < need, firsts)
-
-@patch
-def router(self: Library, config=None, # a retrieval preset or `RetrievalConfig` (None: the library's)
-           votes: int = ROUTE_VOTES, # agreeing rankings needed for a confident route
-          ) -> Router:
-    "The router over this library's papers."
-    return Router(self._retriever(config), votes)
-
-# %% ../../nbs/answer/19_library.ipynb #a7a9bec2
-def ambiguity_notice(route: Route, # the question's route (ambiguous)
-                     titles: dict[str, str], # paper id -> title
-                     k: int = 3, # candidates named
-                     answered: int = 1, # how many of them the answer's passages come from (the first `answered`)
-                    ) -> str:
-    "What the reader is told when the question could be about several papers."
-    name = lambda p: f"{titles.get(p, p)} ({p})"
-    if answered > 1:
-        return (f"The question could be about several papers of the library; answered from passages of the {answered} closest: "
-                f"{'; '.join(name(p) for p in route.candidates(answered))}. Each passage names its paper. Ask with --paper ID to choose one.")
-    others = "; ".join(name(p) for p in route.candidates(k)[1:])
-    return (f"The question could be about several papers of the library; answered from {name(route.best)}, the closest match. "
-            f"Other candidates: {others}. Ask with --paper ID to choose one.")
-
-LIBRARY_PAPERS = 3  # papers an ambiguous route answers from
-FIRST_TURNS = 3  # passages the best routed paper gives per passage of each other paper (chosen on the train papers)
-
-class RoutedChunks:
-    "The chunks of several papers by id (a multi-paper `Retrieval.chunked`); evidence strings come from each chunk's own paper."
-    def __init__(self, chunked: Sequence, # `ChunkedPaper`s, best routed first
-                 titled: bool = True, # each chunk's section names its paper: `Title / Section`
-                ):
-        self.papers = list(chunked)
-        self.paper = self.papers[0].paper
-        self._of = {c.id: cp for cp in self.papers for c in cp.chunks}
-        name = lambda cp, c: dataclasses.replace(c, section=f"{cp.paper.title.strip() or cp.paper.id} / {c.section}") if titled else c
-        self.by_id = {c.id: name(cp, c) for cp in self.papers for c in cp.chunks}
-        self.order = {c.id: (k, j) for k, cp in enumerate(self.papers) for j, c in enumerate(cp.chunks)}  # route order, then position
-
-    def paper_of(self, chunk_id: str) -> str: return self.by_id[chunk_id].paper_id
-
-    def evidence_strings(self, chunk_ids: Iterable[str]) -> list[str]:
-        "The QASPER evidence strings the chunks cover, each from its own paper, in the chunks' order."
-        return list(dict.fromkeys(s for i in chunk_ids for s in self._of[i].evidence_strings([i])))
-
-    def location(self, chunk_id: str, start: int = 0, end: int | None = None):
-        "Where characters [start, end) of a chunk's body sit in its own paper (`ChunkedPaper.location`)."
-        return self._of[chunk_id].location(chunk_id, start, end)
-
-def routed_retrieval(retriever, # a retriever searching inside one paper (scope paper)
-                     papers: Sequence[Paper], # the papers to search, best routed first
-                     question: str, # the question
-                     first: int = FIRST_TURNS, # passages the first paper gives per passage of each other paper
-                     retrievals: Sequence | None = None, # each paper's own retrieval when done already (aligned with `papers`)
-                    ):
-    """Retrieve inside each of `papers` and share one context between them: their final rankings taken in turns (the
-    first paper's best `first` passages, then one of each other paper's, again and again) until the retriever's budget
-    or passage limit is reached; passages ordered by paper, then by position. One paper: its own retrieval, unchanged."""
-    from qasper_rag.retrieve.retrieval import Retrieval, Ranking
-    from qasper_rag.retrieve.packing import Context
-    rets = list(retrievals) if retrievals is not None else [retriever.retrieve(p, question) for p in papers]
-    if len(rets) == 1: return rets[0]
-    chunks = RoutedChunks([r.chunked for r in rets])
-    cfg, queues = retriever.config, [list(r.stages["final"].ids) for r in rets]
-    turns = [0] * max(1, first) + list(range(1, len(queues)))
-    taken, used, left, turn = [], 0, [], 0
-    while any(queues) and (not cfg.max_passages or len(taken) < cfg.max_passages):
-        q = queues[turns[turn % len(turns)]]; turn += 1
-        if not q: continue
-        cid = q.pop(0); n = chunks.by_id[cid].n_tokens
-        if used + n > cfg.budget: left.append((cid, "budget")); continue
-        taken.append(cid); used += n
-    ids = tuple(sorted(taken, key=chunks.order.get))
-    labels = [l for r in rets for l in r.labels if l.id in set(taken)]
-    final = Ranking.from_pairs([(i, 1.0 / (1 + k)) for k, i in enumerate(taken)])
-    timings = {k: sum(r.timings.get(k, 0.0) for r in rets) for r in rets for k in r.timings}
-    return Retrieval(question, rets[0].paper_id, {"final": final}, labels, [], Context(ids, used, cfg.budget, tuple(left), tuple(taken)),
-                     chunks, timings)
-
-class LibraryAnswerer:
-    "Answers a question across a library: route to papers, answer from the first (or the first few when the route is ambiguous), name the paper of each citation."
-    def __init__(self, library: Library, # the library
-                 answerer, # an `answer.Answerer` whose retriever searches one paper (scope paper)
-                 router: Router | None = None, # the router (None: built from the library on first use)
-                 papers: int = LIBRARY_PAPERS, # papers an ambiguous route answers from (1: the first alone)
-                ):
-        if papers < 1: raise ValueError(f"papers={papers}: an answer needs at least one paper")
-        self.library, self.answerer, self._router, self.papers = library, answerer, router, papers
-
-    @property
-    def router(self) -> Router:
-        if self._router is None:
-            r = self.library._retriever(self.answerer.retriever.config)
-            r._embedder = self.answerer.retriever.embedder  # one embedder in memory
-            self._router = Router(r)
-        return self._router
-
-    def ask(self, question: str, # the question
-            paper_id: str | None = None, # answer from this paper (None: route)
-           ):
-        "The answer record (its `notice` says when the route was ambiguous) and the route (None when `paper_id` was given)."
-        check_question(question, 'qasper-rag ask --library DIR "What is the seed lexicon?"')
-        route = None if paper_id else self.router.route(question)
-        ids = [paper_id] if paper_id else route.candidates(self.papers if route.ambiguous else 1)
-        papers = [self.library.paper(i) for i in ids]
-        if len(papers) == 1: rec = self.answerer.ask(papers[0], question)
-        else:  # no title line: each passage's section names its paper
-            res = routed_retrieval(self.answerer.retriever, papers, question)
-            rec = self.answerer.answer(dataclasses.replace(papers[0], title=""), question, retrieval=res)[0]
-            rec = one_paper_per_sentence(rec, res.chunked.evidence_strings)  # each sentence about one paper, which it names
-        if route is not None and route.ambiguous:
-            titles = {i: self.library.manifest["papers"][i]["title"] for i in route.candidates()}
-            note = ambiguity_notice(route, titles, answered=len(papers))
-            rec = dataclasses.replace(rec, notice=f"{note} {rec.notice}".strip())
-        return rec, route
-
-def library_answer_dict(rec, # the `AnswerRecord`
-                        route: Route | None, # its route (None: the paper was given)
-                        library: Library, # the library
-                       ) -> dict:
-    "`rec` as JSON with the paper it comes from, each cited passage's paper, and the route."
-    d = rec.to_dict()
-    papers = library.manifest["papers"]
-    meta = papers.get(rec.paper_id, {})
-    d["paper"] = {"id": rec.paper_id, "title": meta.get("title"), "source": meta.get("source")}
-    for p in d["passages"]:  # a chunk id is `<paper id>:<chunk>`; a multi-paper answer cites several papers
-        pid = pid if (pid := chunk_paper_id(p["chunk_id"])) in papers else rec.paper_id
-        p["paper"] = {"id": pid, "title": papers.get(pid, {}).get("title")}
-    for s in d["sentences"]:  # the paper each shown sentence is about (`one_paper_per_sentence`)
-        if s.get("paper"): s["paper_title"] = papers.get(s["paper"], {}).get("title")
-    d["route"] = route.to_dict() if route else {"given": rec.paper_id}
-    return d
-
-# %% ../../nbs/answer/19_library.ipynb #498d2cab
-_DOC = re.compile(r"\s*\[Doc (\d+)\]")
-
-def one_paper_per_sentence(rec, # an `AnswerRecord` whose passages may come from several papers
-                           evidence=None, # chunk ids -> their QASPER evidence strings (`RoutedChunks.evidence_strings`); None: keep the record's
-                          ):
-    "`rec` with every shown sentence naming its paper (`paper`) and citing passages of that paper alone: the first-cited paper's."
-    paper_of = {c["doc"]: chunk_paper_id(c["chunk_id"]) for c in rec.context}
-    rows, cut = [], 0
-    for s in rec.sentences:
-        cites = list(s.get("citations") or [])
-        if not cites or s.get("status") == "removed": rows.append(s); continue
-        first = paper_of.get(cites[0])
-        keep, gone = [d for d in cites if paper_of.get(d) == first], [d for d in cites if paper_of.get(d) != first]
-        s = {**s, "paper": first}
-        if gone:
-            cut += 1
-            text = _DOC.sub(lambda m: "" if int(m[1]) in gone else m[0], s["text"]).strip()
-            note = "citations of another paper dropped: " + ", ".join(f"Doc {d}" for d in gone)
-            s |= {"text": text, "citations": keep, "repaired": f"{s['repaired']}; {note}" if s.get("repaired") else note}
-            if "support" in s: s["support"] = [x for x in s["support"] if x["doc"] in keep]
-        rows.append(s)
-    if not cut: return dataclasses.replace(rec, sentences=rows)
-    cited = {d for s in rows if s.get("status") != "removed" for d in s.get("citations") or []}
-    passages = [p for p in rec.passages if p["doc"] in cited]
-    said = f"{cut} sentence{'s' if cut > 1 else ''} cited passages of two papers: only the first-cited paper's are kept."
-    return dataclasses.replace(rec, sentences=rows, passages=passages,
-                               answer=" ".join(s["text"] for s in rows if s.get("status") != "removed" and s.get("text")),
-                               predicted_evidence=evidence([p["chunk_id"] for p in passages]) if evidence else rec.predicted_evidence,
-                               notice=f"{rec.notice} {said}".strip())
-
-def sentences_by_paper(rec, # an `AnswerRecord` (after `one_paper_per_sentence`)
-                       titles: dict[str, str], # paper id -> title
-                      ) -> list[tuple[str, str]]:
-    "(paper title, sentence) for each shown sentence, in answer order: what `ask --library` prints when an answer draws on several papers."
-    return [(titles.get(s.get("paper"), s.get("paper") or ""), s["text"]) for s in rec.sentences if s.get("status") != "removed" and s.get("text")]

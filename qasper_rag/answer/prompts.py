@@ -73,6 +73,7 @@ def format_passage(n: int, # the passage's number: `[Doc n]`
     tag = f" [{label}]" if label else ""
     return f"[Doc {n}] ({chunk.section}){tag}\n{chunk.body.strip()}"
 
+# %% ../../nbs/answer/13_prompts.ipynb #be0e6c85
 def context_block(passages: Sequence[Chunk], # the chunks sent, in prompt order
                   title: str = "", # the paper's title ('': no title line)
                   labels: Sequence[str] | None = None, # CRAG label per passage, aligned with `passages` (None: none shown)
@@ -82,6 +83,7 @@ def context_block(passages: Sequence[Chunk], # the chunks sent, in prompt order
     head = f"Paper: {title}\n\n" if title else ""
     return f"{head}Passages:\n{docs}\n\n"
 
+# %% ../../nbs/answer/13_prompts.ipynb #2b4cd4df
 def build_messages(question: str, # the question
                    passages: Sequence[Chunk], # the chunks sent, in prompt order
                    title: str = "", # the paper's title ('': no title line)
@@ -97,6 +99,7 @@ def build_messages(question: str, # the question
 # %% ../../nbs/answer/13_prompts.ipynb #c348ead4
 NO_ANSWER = "The passages do not answer this question."
 
+# %% ../../nbs/answer/13_prompts.ipynb #1de0a602
 def answer_grammar(n_docs: int, # passages in the prompt: citations may be [Doc 1] to [Doc n_docs]
                    max_sentences: int = 2, # most answer sentences
                    max_citations: int = 3, # most citations per sentence
@@ -120,6 +123,7 @@ def answer_grammar(n_docs: int, # passages in the prompt: citations may be [Doc 
 # %% ../../nbs/answer/13_prompts.ipynb #03c5d570
 _LABEL = re.compile(r"^[ \t>*#_-]*(reasoning|final answer|short answer|answer)[ \t*_]*:[ \t*_]*", re.I | re.M)
 
+# %% ../../nbs/answer/13_prompts.ipynb #f6b2faad
 @dataclass(frozen=True)
 class ParsedOutput:
     "The three parts of a model's reply, and what was wrong with it."
@@ -131,8 +135,10 @@ class ParsedOutput:
     @property
     def ok(self) -> bool: return not self.problems
 
+# %% ../../nbs/answer/13_prompts.ipynb #1216eb7b
 _INLINE_SHORT = re.compile(r"\s*\bshort answer\s*:\s*", re.I)
 
+# %% ../../nbs/answer/13_prompts.ipynb #36065e5d
 def parse_output(text: str) -> ParsedOutput:
     "Split a reply into reasoning, answer and short answer (never raises)."
     parts, marks = {}, list(_LABEL.finditer(text or ""))
@@ -156,6 +162,7 @@ def parse_output(text: str) -> ParsedOutput:
 _CITE = re.compile(r"\[\s*(?:docs?\.?\s*)?(\d+(?:\s*(?:,|;|and|&)\s*(?:docs?\.?\s*)?\d+)*)\s*\]", re.I)
 _LEAD_CITES = re.compile(r"^(?:\s*" + _CITE.pattern + r"\s*[.,;]?)+", re.I)
 
+# %% ../../nbs/answer/13_prompts.ipynb #965500c8
 def split_sentences(text: str) -> list[str]:
     "Punkt sentences, with a lone trailing citation joined to the sentence before it."
     import punkt
@@ -169,10 +176,12 @@ def split_sentences(text: str) -> list[str]:
         else: out.append(s)
     return out
 
+# %% ../../nbs/answer/13_prompts.ipynb #8c8db04b
 def citation_ids(sentence: str) -> list[int]:
     "Every cited doc number in `sentence`, in order, without repeats."
     return list(dict.fromkeys(int(n) for m in _CITE.finditer(sentence) for n in re.findall(r"\d+", m.group(1))))
 
+# %% ../../nbs/answer/13_prompts.ipynb #45e5f818
 def strip_citations(sentence: str) -> str:
     "The sentence without its citation marks (the claim an NLI judge checks)."
     s = re.sub(r"\]\s*(?:,|;|and|&)\s*\[", "][", sentence)  # "[Doc 3] and [Doc 4]" is one citation group
@@ -189,6 +198,7 @@ class CitedSentence:
     rejected: tuple[int, ...] = ()  # out-of-range doc numbers
     capped: tuple[int, ...] = ()  # valid ones beyond the cap
 
+# %% ../../nbs/answer/13_prompts.ipynb #f1de35b5
 def check_citations(answer: str, # the answer, citations as [Doc N]
                     n_docs: int, # passages sent: valid citations are 1..n_docs
                     cap: int = 3, # valid citations kept per sentence; later ones go to `capped`
@@ -226,10 +236,12 @@ _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|can|could|has|have|had|w
 
 _CHOICE = re.compile(r"\bor\b(?!\s+not\b)", re.I)
 
+# %% ../../nbs/answer/13_prompts.ipynb #c8d1fb98
 def yes_no_question(question: str) -> bool:
     "True for a question that starts like a yes/no question (`Do they ...?`) and offers no alternatives (`Is it X or Y?` asks which)."
     return bool(_YES_NO.match(question)) and not _CHOICE.search(question)
 
+# %% ../../nbs/answer/13_prompts.ipynb #3aefc40d
 SHORT_YES_NO = "Question: {question}\nReply with Yes or No only. If the passages do not answer it, reply Unanswerable."
 SHORT_SPAN = ("Question: {question}\nReply with only the shortest phrase from the passages that answers the question "
               "(a name, a number or a short list). If the passages do not answer it, reply Unanswerable.")
@@ -243,6 +255,7 @@ SHORT_TYPED = {
                                  "list copied from the passages. If the passages do not name them, reply Unanswerable."),
 }
 
+# %% ../../nbs/answer/13_prompts.ipynb #78e8f712
 def short_answer_messages(question: str, # the question
                           passages: Sequence[Chunk], # the chunks sent, in prompt order
                           title: str = "", # the paper's title ('': no title line)
@@ -255,6 +268,7 @@ def short_answer_messages(question: str, # the question
     return [{"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": context_block(passages, title, labels) + tmpl.format(question=question)}]
 
+# %% ../../nbs/answer/13_prompts.ipynb #b34407a9
 def usable_short_answer(question: str, # the question (yes/no or not, by its form)
                         short: str, # the model's short answer
                        ) -> bool:

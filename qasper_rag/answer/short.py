@@ -40,6 +40,7 @@ __all__ = ['SHORT_TYPES', 'RESTATED', 'HOW_MANY', 'short_answer_type', 'first_li
 # %% ../../nbs/answer/14b_short.ipynb #9e08a0d5
 SHORT_TYPES = ("yes/no", "extractive", "free form", "unanswerable", "missing")
 
+# %% ../../nbs/answer/14b_short.ipynb #296c4736
 def short_answer_type(short: str, # the short answer shown
                       passages: Iterable[str] = (), # the passages sent (their texts)
                      ) -> str:
@@ -58,9 +59,10 @@ def first_line(text: str) -> str:
     line = text.strip().splitlines()[0].strip() if text.strip() else ""
     return re.sub(r"^(short answer|answer)\s*:\s*", "", line, flags=re.I).strip(" .\"'")
 
+# %% ../../nbs/answer/14b_short.ipynb #2d2b7344
 RESTATED = 0.6  # share of the answer's content words taken from the question (read on the train papers' records)
 
-
+# %% ../../nbs/answer/14b_short.ipynb #b6aec9d9
 def short_answer_problem(question: str, # the question
                          short: str, # a short answer to it
                         ) -> str | None:
@@ -73,6 +75,7 @@ def short_answer_problem(question: str, # the question
     if terms and sum(t in asked for t in terms) / len(terms) >= RESTATED: return "restates the question"
     return None
 
+# %% ../../nbs/answer/14b_short.ipynb #ea741b61
 def retyped_short_answer(question: str, # the question
                          first: str, # the first short answer (it has `problem`)
                          reply: str, # the reply to `short_answer_messages(..., problem=problem)` (its first line is read)
@@ -97,6 +100,7 @@ def formed_short_answer(question: str, # the question
 _HOW = re.compile(r"^\s*how\b", re.I)
 _BY = re.compile(r"\s+by\s+(?=\w)")
 
+# %% ../../nbs/answer/14b_short.ipynb #c151c359
 def method_clause(question: str, # the question (only a *how* question that asks for no quantity is read)
                   short: str, # its short answer
                  ) -> str:
@@ -109,6 +113,7 @@ def method_clause(question: str, # the question (only a *how* question that asks
 # %% ../../nbs/answer/14b_short.ipynb #9a4691ec
 _CITATION = re.compile(r"\(\s*BIBREF\d+(?:\s*[,;]\s*BIBREF\d+)*\s*\)|\bBIBREF\d+\b")  # QASPER's placeholder for a citation, alone or in brackets
 
+# %% ../../nbs/answer/14b_short.ipynb #18018f77
 def without_citations(short: str, # a short answer
                      ) -> str:
     "`short` without QASPER's citation placeholders (`BIBREF19`) and the empty list items, commas and conjunctions they leave."
@@ -123,6 +128,7 @@ def without_citations(short: str, # a short answer
 HOW_MANY = re.compile(r"^\s*how\s+many\s+(.+)", re.I)
 _WRITTEN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?!\w)")
 
+# %% ../../nbs/answer/14b_short.ipynb #8a5b6ac9
 def rebind_number(question: str, # the question (only "how many <noun> ...?" is read)
                   short: str, # its short answer
                   passages: Sequence[str], # the passages sent (their texts)
@@ -148,13 +154,16 @@ def rebind_number(question: str, # the question (only "how many <noun> ...?" is 
 _SPAN_TOKEN = re.compile(r"\w+(?:[-\u2010-\u2014'\u2019.,]\w+)*|\S")  # a word with inner hyphens, apostrophes, decimals or separators is one token
 _LIST_SEP, _LIST_END = frozenset({",", "and", "or"}), frozenset(".;:()[]?!")
 
+# %% ../../nbs/answer/14b_short.ipynb #24296d09
 def _span_key(token: str) -> str: return re.sub(r"[\u2010-\u2014-]", "-", token.lower())
 
+# %% ../../nbs/answer/14b_short.ipynb #5814da32
 def _item_kind(words: Sequence[str]) -> str | None:
     "An enumeration item's kind: 'number' (a number and its unit), 'name' (words that each have a capital or digit), None (a clause); four words at most."
     if not words or len(words) > 4: return None
     return "number" if words[0][0].isdigit() else "name" if all(re.search(r"[A-Z\d]", w) for w in words) else None
 
+# %% ../../nbs/answer/14b_short.ipynb #64015400
 def _tail(words: Sequence[str], kind: str) -> int | None:
     "Where an item that follows its verb starts: at its last number (kind 'number') or its last run of words with a capital or digit."
     m = len(words)
@@ -163,6 +172,7 @@ def _tail(words: Sequence[str], kind: str) -> int | None:
         while m > 0 and re.search(r"[A-Z\d]", words[m - 1]): m -= 1
     return m if m < len(words) and _item_kind(words[m:]) == kind else None
 
+# %% ../../nbs/answer/14b_short.ipynb #116b6ae2
 def _enumeration(toks: Sequence[re.Match], i: int, j: int) -> tuple[int, int] | None:
     "Character bounds of the enumeration whose whole items are tokens `i:j`, items of one kind closed by and/or; None if none."
     lo, hi = i, j  # the clause around the span: no sentence or bracket punctuation
@@ -192,14 +202,17 @@ def _enumeration(toks: Sequence[re.Match], i: int, j: int) -> tuple[int, int] | 
     if (a, b) == (mine[0], mine[-1]) or not any(a < n <= b and s in ("and", "or") for n, s in seps): return None
     return toks[start].start(), toks[items[b][-1]].end()
 
+# %% ../../nbs/answer/14b_short.ipynb #7871ccc8
 _DATA_NOUN = re.compile(r"\s+(?:data\s?sets?|corpus|corpora|treebanks?)\b", re.I)  # the head nouns annotators keep after a data set's name
 
+# %% ../../nbs/answer/14b_short.ipynb #9dc771c2
 def _named_data(text: str, toks: Sequence[re.Match], i: int, j: int) -> int | None:
     "Where the data noun that follows a name (tokens `i:j`, each word with a capital or digit) ends in `text` ('Yelp Challenge' -> '... dataset'); None if none follows."
     words = [t.group() for t in toks[i:j] if re.match(r"\w", t.group())]
     if not words or not all(re.search(r"[A-Z\d]", w) for w in words): return None
     return m.end() if (m := _DATA_NOUN.match(text, toks[j - 1].end())) else None
 
+# %% ../../nbs/answer/14b_short.ipynb #e022814e
 def passage_span(question: str, # the question (a *how many* question's answer is never grown into a list)
                  short: str, # its short answer
                  passages: Sequence[str], # the passages to copy from, the cited ones first

@@ -38,6 +38,7 @@ def _rec(rec) -> dict:
     "An `AnswerRecord` or its dict, as a dict."
     return rec if isinstance(rec, dict) else rec.to_dict()
 
+# %% ../../nbs/answer/14c_show.ipynb #2993153d
 def support_spans(rec, # an `AnswerRecord` or its dict
                  ) -> dict[int, list[tuple[int, int, tuple[int, ...]]]]:
     "Per cited doc number: (start, end, pages) of its supporting sentences over every shown sentence, merged and in passage order."
@@ -54,6 +55,7 @@ def support_spans(rec, # an `AnswerRecord` or its dict
         out[d] = merged
     return out
 
+# %% ../../nbs/answer/14c_show.ipynb #986a924a
 def where(loc: Mapping | None, # a passage's `location` (a dict of `chunking.Location`), or None
          ) -> str:
     "Where a passage is printed, in words: `p. 3`, `pp. 3-4`, `main.tex:12`; '' when the record does not say."
@@ -65,6 +67,7 @@ def where(loc: Mapping | None, # a passage's `location` (a dict of `chunking.Loc
 COLOR = ("\x1b[1;33m", "\x1b[0m")  # bold yellow, then reset
 MARKS = ("\u00bb", "\u00ab")  # » and «: the highlight without colour
 
+# %% ../../nbs/answer/14c_show.ipynb #5e792a41
 def highlighted(text: str, # a passage's text
                 spans, # (start, end, ...) of the parts to highlight, in order, not overlapping
                 color: bool = False, # ANSI colour (else `MARKS`)
@@ -74,6 +77,7 @@ def highlighted(text: str, # a passage's text
     for a, b, *_ in spans: out += [text[pos:a], a_ + text[a:b] + b_]; pos = b
     return "".join(out + [text[pos:]])
 
+# %% ../../nbs/answer/14c_show.ipynb #c4968749
 def passage_text(text: str, # a cited passage's text
                  spans, # its `support_spans`
                  color: bool = False, # ANSI colour (else `MARKS`)
@@ -117,6 +121,7 @@ def png(rgb, # an (height, width, 3) uint8 array
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
             + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
+# %% ../../nbs/answer/14c_show.ipynb #a82f4ca9
 @functools.lru_cache(maxsize=32)
 def page_image(pdf: str, # the PDF's path
                page: int, # the page, 1-based
@@ -148,12 +153,14 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:900px;margin:2em auto;padding:
 .qa figcaption{color:#666;font-size:.85em}
 """
 
+# %% ../../nbs/answer/14c_show.ipynb #791fce78
 def _box(box, w: float, h: float, cls: str) -> str:
     "An absolutely placed div over a page image, from a (page, x0, y0, x1, y1) box in PDF points (y upwards)."
     _, x0, y0, x1, y1 = box
     return (f'<div class="{cls}" style="left:{x0 / w:.3%};top:{(h - y1) / h:.3%};'
             f'width:{(x1 - x0) / w:.3%};height:{(y1 - y0) / h:.3%}"></div>')
 
+# %% ../../nbs/answer/14c_show.ipynb #25a9705c
 def _pdf_of(loc: Mapping | None, pdf: str | Path | None) -> str | None:
     "The PDF a passage's pages are drawn from: `pdf` if given, else the location's source when it is a PDF on disk."
     src = str(pdf) if pdf else (loc or {}).get("source")
@@ -179,6 +186,7 @@ def _passage_html(p: dict, spans, hl_boxes: list, key: str, pdf: str | Path | No
                          f'<figcaption>page {page} of {html.escape(Path(src).name)}</figcaption></figure>')
     return "\n".join(parts + ["</section>"])
 
+# %% ../../nbs/answer/14c_show.ipynb #cd12e616
 def answer_html(rec, # an `AnswerRecord` or its dict
                 pdf: str | Path | None = None, # the PDF to draw pages from (None: each passage's `location.source`, when a PDF)
                 scale: float = 1.5, # pixels per PDF point of the page images

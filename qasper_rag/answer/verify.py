@@ -48,6 +48,7 @@ UNDECIDED = "withdrawn: no passage sent says yes or no, and a quote does not ans
 OFF_QUESTION = "removed: true of the paper, but it does not answer the question"  # the answers judge said no (`answering`)
 STATUSES = ("verified", "re-cited", "rewritten", "removed", "no answer")
 
+# %% ../../nbs/answer/16a_verify.ipynb #12f002d3
 @dataclass(frozen=True)
 class CheckedSentence:
     "One answer sentence after verification: what is shown, what the model wrote, and what changed."
@@ -120,8 +121,10 @@ class Verification:
 # %% ../../nbs/answer/16a_verify.ipynb #e7be3bde
 _CITE_LIKE = re.compile(r"\[\s*(?:docs?\.?\s*)?\d")
 
+# %% ../../nbs/answer/16a_verify.ipynb #23a95771
 def _docs(docs: Sequence[int]) -> str: return ", ".join(f"Doc {d}" for d in docs) or "none"
 
+# %% ../../nbs/answer/16a_verify.ipynb #794e1113
 def _cite(claim: str, docs: Sequence[int]) -> str:
     "A claim ending with its citations, the way the answer grammar writes them: `claim [Doc 2][Doc 5].`"
     return claim.rstrip(" .") + " " + "".join(f"[Doc {d}]" for d in docs) + "."
@@ -129,6 +132,7 @@ def _cite(claim: str, docs: Sequence[int]) -> str:
 # %% ../../nbs/answer/16a_verify.ipynb #e242e636
 _LATEX = re.compile(r"\\[A-Za-z]+\s*[{\[]")  # raw LaTeX left in a passage (`\begin{algorithm}`, `\KwData{`): source, not prose
 
+# %% ../../nbs/answer/16a_verify.ipynb #cb5b63d7
 def quotable_sentences(passage: str, # one passage's text (table rows, lines with `|`, are skipped)
                        max_words: int = 60, # longest sentence kept, in words
                        limit: int = 12, # most sentences returned, in passage order
@@ -140,14 +144,17 @@ def quotable_sentences(passage: str, # one passage's text (table rows, lines wit
         if 4 <= len(s.split()) <= max_words and "|" not in s and not _LATEX.search(s) and s not in out: out.append(s)
     return out[:limit]
 
+# %% ../../nbs/answer/16a_verify.ipynb #88a78667
 def _gbnf_literal(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
 
+# %% ../../nbs/answer/16a_verify.ipynb #86365ec7
 def quote_grammar(sentences: Sequence[str]) -> str:
     "GBNF grammar whose only replies are the given sentences, verbatim."
     if not sentences: raise ValueError("a quote grammar needs at least one sentence")
     return "root ::= " + " | ".join(_gbnf_literal(s) for s in sentences) + "\n"
 
+# %% ../../nbs/answer/16a_verify.ipynb #5f52daf9
 QUOTE_PROMPT = ("[Doc {n}] ({section})\n{body}\n\n"
                 "Question: {question}\nCopy, word for word, the one sentence of Doc {n} that best answers the question.")
 
@@ -338,6 +345,7 @@ def own_claim(status: str | None, # a kept sentence's status (a withdrawn one's 
     "Whether a kept sentence is the model's own claim that held (verified or re-cited), not a rewrite's quote."
     return status != "rewritten"
 
+# %% ../../nbs/answer/16a_verify.ipynb #83461c6c
 def agreed_short_answer(question: str, # the question (a yes/no question gets Yes or No)
                         short: str, # the model's short answer
                         kept: Sequence[str], # the claims of the sentences shown as verified, in answer order
@@ -363,6 +371,7 @@ def agreed_short_answer(question: str, # the question (a yes/no question gets Ye
         return first, f"short answer {short!r} -> the verified sentence: the short answer is neither in the verified answer nor in any passage sent"
     return short, None
 
+# %% ../../nbs/answer/16a_verify.ipynb #2956e061
 def agree_short_answer(question: str, # the question (a yes/no question gets Yes or No)
                        short: str, # the model's short answer
                        v: Verification, # the verification of the long answer
@@ -381,6 +390,7 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
 # %% ../../nbs/answer/16a_verify.ipynb #6dd5709d
 from .judges import _sentences, GROUNDED_WINDOW
 
+# %% ../../nbs/answer/16a_verify.ipynb #230976a7
 def _window_spans(passage: str, span: str, ss: list[str]) -> list[tuple[int, int]]:
     "Characters [start, end) of the sentences `ss` of `passage` that `span` (sentences in passage order, joined by spaces) is made of."
     spans, pos, rest = [], 0, span
@@ -390,6 +400,7 @@ def _window_spans(passage: str, span: str, ss: list[str]) -> list[tuple[int, int
         if not rest: break
     return spans
 
+# %% ../../nbs/answer/16a_verify.ipynb #39f97280
 def supporting_sentences(passage: str, # a cited passage's text (`Chunk.body`)
                          claim: str, # the answer sentence's claim, without citation marks
                          question: str | None = None, # the question: words the claim only repeats from it do not count (`grounding`)

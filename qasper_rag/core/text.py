@@ -18,6 +18,7 @@ __all__ = ['normalize_answer']
 # %% ../../nbs/core/00d_text.ipynb #1a2a4f42
 _PUNCT = frozenset(string.punctuation)
 
+# %% ../../nbs/core/00d_text.ipynb #79026000
 def normalize_answer(s: str) -> str:
     "SQuAD v1.1 normalisation: lowercase, drop punctuation, drop a/an/the, collapse white space."
     s = "".join(ch for ch in s.lower() if ch not in _PUNCT)

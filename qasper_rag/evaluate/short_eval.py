@@ -62,6 +62,7 @@ def run_passages(corpus, # the run's papers (`QasperCorpus`, with the table bodi
         return [cp.by_id[c["chunk_id"]] for c in record.get("context", [])], cp.paper.title
     return get
 
+# %% ../../nbs/evaluate/17a_short_eval.ipynb #fd29358f
 def replay_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
                          passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
                          generator, # the run's generator (or None when `out` already holds every question asked)
@@ -94,6 +95,7 @@ def replay_short_answers(lines: Sequence[Mapping], # a run's records (lines of r
             f.write(json.dumps(row) + "\n"); f.flush(); done[l["question_id"]] = row
     return done
 
+# %% ../../nbs/evaluate/17a_short_eval.ipynb #3628c99f
 def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
                         passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
                         generator, # the run's generator (or None when `out` already holds every question)
@@ -104,10 +106,12 @@ def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of re
     "The plain baseline's short answer for every record with a context: question id -> {short, raw, seconds, prompt_tokens}."
     return replay_short_answers(lines, passages_of, generator, out, max_tokens=max_tokens, progress=progress, desc="plain short answers")
 
+# %% ../../nbs/evaluate/17a_short_eval.ipynb #6ee62ae7
 def _before(record: Mapping) -> str:
     "The record's short answer before agreement with the verified answer (the model's own, asked again if it was unusable)."
     return ((record.get("verification") or {}).get("short_answer") or {}).get("before") or record.get("short_answer") or ""
 
+# %% ../../nbs/evaluate/17a_short_eval.ipynb #77845484
 def retyped_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
                           passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
                           generator, # the run's generator (or None when `out` already holds every question asked)

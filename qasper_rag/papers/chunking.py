@@ -36,6 +36,7 @@ __all__ = ['ABSTRACT', 'ParagraphSpan', 'Chunk', 'chunk_paper_id', 'ChunkerConfi
 # %% ../../nbs/papers/04_chunking.ipynb #e61cd558
 ABSTRACT = -1  # section index used for the abstract
 
+# %% ../../nbs/papers/04_chunking.ipynb #1f1bf9c5
 @dataclass(frozen=True)
 class ParagraphSpan:
     "Characters [start, end) of paragraph `paragraph` of section `section` (ABSTRACT for the abstract)."
@@ -50,6 +51,7 @@ class ParagraphSpan:
         "True if the span covers every non-space character of the paragraph."
         return self.start == 0 and self.end >= self.length
 
+# %% ../../nbs/papers/04_chunking.ipynb #49477116
 @dataclass(frozen=True)
 class Chunk:
     "A passage of a paper: its citation id, text (prefix included) and provenance."
@@ -76,6 +78,7 @@ class Chunk:
 # %% ../../nbs/papers/04_chunking.ipynb #2a3fd9d8
 _ABSTRACT_PART = re.compile(r"^(.*):abstract:\d+$")
 
+# %% ../../nbs/papers/04_chunking.ipynb #e381830a
 def chunk_paper_id(chunk_id: str, # a chunk's id: `<paper>:abstract`, `<paper>:abstract:1`, `<paper>:s3c1`, `<paper>:table2`, ...
                   ) -> str:
     "The id of the paper a chunk id belongs to (the paper's own id may hold colons; the chunk's part is known)."
@@ -121,10 +124,12 @@ def _windows(n: int, budget: int, overlap: int, para_starts: set[int], word_star
 # %% ../../nbs/papers/04_chunking.ipynb #25f6998f
 _WS = re.compile(r"\s+")
 
+# %% ../../nbs/papers/04_chunking.ipynb #06b4b861
 def norm_ws(s: str) -> str:
     "Collapse white space and strip: how evidence strings are compared with paragraphs."
     return _WS.sub(" ", s).strip()
 
+# %% ../../nbs/papers/04_chunking.ipynb #c42960f8
 def chunk_prefix(title: str, # the paper's title (a trailing period is dropped)
                  section: str, # the section's name
                 ) -> str:
@@ -154,11 +159,13 @@ def _stream(tok: Tokenizer, paras: list[str]) -> list[tuple[int, int, int]]:
     "(paragraph, char start, char end) of every token of the section."
     return [(j, a, b) for j, p in enumerate(paras) for a, b in tok.offsets(p)]
 
+# %% ../../nbs/papers/04_chunking.ipynb #954d5ab4
 def _word_starts(stream, paras) -> list[bool]:
     "True where a token begins a word (a valid cut point); one extra True for the end."
     return [k == 0 or j != stream[k-1][0] or a == 0 or paras[j][a-1].isspace()
             for k, (j, a, _) in enumerate(stream)] + [True]
 
+# %% ../../nbs/papers/04_chunking.ipynb #ef01696d
 def _render(stream, paras, sec: int, s: int, e: int) -> tuple[str, tuple[ParagraphSpan, ...]]:
     "Text and paragraph spans of tokens [s, e)."
     spans, parts = [], []
@@ -203,6 +210,7 @@ def _fit(tok: Tokenizer, text: str, limit: int) -> str:
         text = text[:offs[min(limit, len(offs)) - 1][1]].rsplit(" ", 1)[0]
     return text
 
+# %% ../../nbs/papers/04_chunking.ipynb #799cfc00
 @patch
 def _float(self: QasperChunker, paper: Paper, i: int, f: Float) -> Chunk:
     "The chunk of one table or figure caption."
@@ -332,6 +340,7 @@ class EvidenceReport:
         if loc.kind in ("heading", "unmatched"):
             self.exceptions.append({"question_id": qid, "kind": loc.kind, "mapped": loc.mapped, "evidence": loc.evidence[:200]})
 
+# %% ../../nbs/papers/04_chunking.ipynb #74ac20ba
 def evidence_report(chunked: Iterable[ChunkedPaper]) -> EvidenceReport:
     "Map the evidence of every question of every chunked paper."
     rep = EvidenceReport()
@@ -370,6 +379,7 @@ def pieces(self: ChunkedPaper, c: Chunk) -> list[tuple[int, int, tuple[int, int]
         out.append((pos, pos + n, (s.section, s.paragraph), s.start + lead)); pos += n + 2  # `_render` joins pieces with a blank line
     return out
 
+# %% ../../nbs/papers/04_chunking.ipynb #0e1dcf15
 @patch
 def location(self: ChunkedPaper, chunk_id: str, # one of this paper's chunks
              start: int = 0, # first character of the chunk's body (`Chunk.body`, without the prefix)

@@ -34,6 +34,7 @@ __all__ = ['AnswerType', 'FLOAT_PREFIX', 'CAPTION_PLACE', 'SPLITS', 'MAX_QUESTIO
 AnswerType = Literal["extractive", "abstractive", "boolean", "none"]
 FLOAT_PREFIX = "FLOAT SELECTED: "
 
+# %% ../../nbs/papers/00_data.ipynb #26379037
 @dataclass(frozen=True)
 class Answer:
     "One annotator's answer to a question, typed as the official QASPER evaluator types it."
@@ -87,6 +88,7 @@ class Question:
 _FLOAT_FILE = re.compile(r"(Table|Figure)(\d+)", re.I)
 _FLOAT_CAP = re.compile(r"^\s*(Table|Figure|Fig\.)\s*(\d+)", re.I)
 
+# %% ../../nbs/papers/00_data.ipynb #83d828cb
 @dataclass(frozen=True)
 class Float:
     "A figure or table of a paper: its caption, and its body as Markdown when known."
@@ -123,6 +125,7 @@ class Section:
     name: str
     paragraphs: tuple[str, ...]
 
+# %% ../../nbs/papers/00_data.ipynb #784198d7
 @dataclass(frozen=True)
 class TextLine:
     "Where one line of a paragraph sits in its source: characters [start, end) of the paragraph's text, and its PDF page and box or its source file and line."
@@ -133,8 +136,10 @@ class TextLine:
     file: str | None = None  # LaTeX source file
     line: int | None = None  # its line, 1-based
 
+# %% ../../nbs/papers/00_data.ipynb #8249711f
 CAPTION_PLACE = -2  # `Place.section` of a caption; its `paragraph` is the float's index in `Paper.floats`
 
+# %% ../../nbs/papers/00_data.ipynb #b6e72fc5
 @dataclass(frozen=True)
 class Place:
     "Where one paragraph of a paper sits in its source: section index (-1: the abstract, CAPTION_PLACE: a caption), paragraph index, its lines."
@@ -142,6 +147,7 @@ class Place:
     paragraph: int
     lines: tuple[TextLine, ...]
 
+# %% ../../nbs/papers/00_data.ipynb #ae79f745
 @dataclass(frozen=True)
 class Paper:
     "A QASPER paper: text, floats and questions."
@@ -172,9 +178,11 @@ class Paper:
 SPLITS = ("train", "dev", "test")
 _SPLIT_ALIASES = {"validation": "dev", "val": "dev"}
 
+# %% ../../nbs/papers/00_data.ipynb #0852bfcc
 class QasperDataError(ValueError):
     "A QASPER file or request that cannot be served; the message says why and what to do."
 
+# %% ../../nbs/papers/00_data.ipynb #eb29cfc7
 def normalize_split(split: str | None) -> str | None:
     "Map `validation` to `dev` and reject splits that do not exist."
     if split is None: return None
@@ -186,6 +194,7 @@ def normalize_split(split: str | None) -> str | None:
 # %% ../../nbs/papers/00_data.ipynb #a5d18693
 MAX_QUESTION_CHARS = 1000  # a paragraph (~250 tokens); QASPER's longest question has 146 characters
 
+# %% ../../nbs/papers/00_data.ipynb #59c53771
 def check_question(question: str, # the question as given
                    example: str, # how to pass one where it was given, e.g. 'qasper-rag ask --paper ID "What is the seed lexicon?"'
                   ) -> str:
@@ -200,12 +209,14 @@ def check_question(question: str, # the question as given
 # %% ../../nbs/papers/00_data.ipynb #ea2f29bd
 _META = ("nlp_background", "topic_background", "paper_read", "search_query", "question_writer")
 
+# %% ../../nbs/papers/00_data.ipynb #f4316380
 def _question(paper_id: str, q: dict) -> Question:
     answers = tuple(Answer.from_raw(a["answer"], a.get("annotation_id", ""), a.get("worker_id", ""))
                     for a in q.get("answers", []))
     meta = tuple((k, q[k]) for k in _META if k in q)
     return Question(q["question_id"], paper_id, q["question"], answers, meta)
 
+# %% ../../nbs/papers/00_data.ipynb #24204c1b
 def paper_from_v03(paper_id: str, # the paper's id: its entry's key
                    d: dict, # the entry: title, abstract, full_text, figures_and_tables, qas
                    split: str | None = None, # train, dev or test (None: unknown)
@@ -223,6 +234,7 @@ def paper_from_v03(paper_id: str, # the paper's id: its entry's key
     if (bad := _not_text(paper)): raise QasperDataError(f"{source or 'input'}: paper {paper_id} is not in the QASPER v0.3 schema ({bad})")
     return paper
 
+# %% ../../nbs/papers/00_data.ipynb #26b142c6
 def _not_text(p: Paper) -> str | None:
     "The first field of `p` that should be text and is not, in words (None: every one is text)."
     fields = [("title", p.title), ("abstract", p.abstract), *((f"section {s.name!r}'s name", s.name) for s in p.sections),
@@ -240,6 +252,7 @@ def _unzip(cols: dict | list | None) -> list[dict]:
     keys = list(cols)
     return [dict(zip(keys, vals)) for vals in zip(*(cols[k] for k in keys))] if keys else []
 
+# %% ../../nbs/papers/00_data.ipynb #ce46bdfc
 def hf_row_to_v03(row: dict) -> tuple[str, dict]:
     "Convert one `allenai/qasper` row into (paper id, v0.3 entry)."
     ft = row.get("full_text") or {}
@@ -258,6 +271,7 @@ def _open_text(path: Path) -> str:
     op = gzip.open if path.suffix == ".gz" else open
     with op(path, "rt", encoding="utf-8") as f: return f.read()
 
+# %% ../../nbs/papers/00_data.ipynb #2cae6f7a
 def read_json_objects(path: str | Path) -> list[Any]:
     "Every top-level JSON value in a file (JSON, JSON Lines, or concatenated objects)."
     path = Path(path)
@@ -278,9 +292,11 @@ def _split_from_name(name: str) -> str | None:
     m = re.search(r"(?:^|[^a-z])(train|dev|validation|test)(?:[^a-z]|$)", name.lower())
     return normalize_split(m.group(1)) if m else None
 
+# %% ../../nbs/papers/00_data.ipynb #fc3c302e
 def _is_hf_row(o: Any) -> bool:
     return isinstance(o, dict) and "id" in o and isinstance(o.get("full_text"), dict)
 
+# %% ../../nbs/papers/00_data.ipynb #848436c7
 def papers_from_objects(objs: Iterable[Any], # parsed JSON values: {paper_id: entry} dicts (v0.3), Hugging Face rows, or lists of them
                         source: str, # where they were read from, for error messages and `Paper.source`
                         split: str | None = None, # every paper's split (None: unknown)
@@ -294,6 +310,7 @@ def papers_from_objects(objs: Iterable[Any], # parsed JSON values: {paper_id: en
                                   "nor Hugging Face allenai/qasper rows ({id, title, full_text: {...}, ...})")
         for pid, d in o.items(): yield paper_from_v03(pid, d, split, source)
 
+# %% ../../nbs/papers/00_data.ipynb #12db278f
 def load_file(path: str | Path, # a .json or .jsonl file, optionally gzipped
               split: str | None = None, # the papers' split (None: from the file name, e.g. qasper-dev-v0.3.json)
              ) -> list[Paper]:
@@ -364,6 +381,7 @@ def under_ci() -> bool:
     "True in a CI run (`$CI` set, as CI services and `.ci/run`'s caller set it, and not `false` or `0`)."
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
+# %% ../../nbs/papers/00_data.ipynb #6d826680
 def shared_path(rel: str | Path = "", # a file or folder inside the shared sample, e.g. "original_format/qasper-train-sample10.json"
                ) -> Path | None:
     """A file or folder of the shared sample, None when it is not there; under CI (`under_ci`) a missing one raises
@@ -380,6 +398,7 @@ QASPER_URL = "https://qasper-dataset.s3.us-west-2.amazonaws.com"
 TARBALLS = {"train": "qasper-train-dev-v0.3.tgz", "dev": "qasper-train-dev-v0.3.tgz",
             "test": "qasper-test-and-evaluator-v0.3.tgz"}
 
+# %% ../../nbs/papers/00_data.ipynb #1cbfc500
 def default_cache_dir() -> Path:
     "Download cache: `$QASPER_CACHE`, else `data/qasper` in the project."
     return Path(env("QASPER_CACHE") or project_root()/"data"/"qasper")
@@ -418,6 +437,7 @@ def _verified(path: Path) -> bool:
     rec = Path(str(path) + ".sha256")
     return path.exists() and rec.exists() and rec.read_text().strip() == sha256_file(path)
 
+# %% ../../nbs/papers/00_data.ipynb #6515aa56
 def fetch_official(split: str = "train", # train, dev (or validation) or test
                    cache_dir: str | Path | None = None, # download cache (default: `default_cache_dir()`)
                    base_url: str = QASPER_URL, # where the official tarballs are

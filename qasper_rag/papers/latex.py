@@ -41,8 +41,11 @@ class RateLimiter:
 
 # %% ../../nbs/papers/03_latex.ipynb #d1aed46f
 class ArxivError(RuntimeError): "Fetching an arXiv e-print failed."
+
+# %% ../../nbs/papers/03_latex.ipynb #09042bbc
 _TRANSIENT = {429, 500, 502, 503, 504}  # worth a retry
 
+# %% ../../nbs/papers/03_latex.ipynb #53a914ff
 class ArxivSource:
     "arXiv e-prints, downloaded politely and cached on disk (a 404 is cached as 'no source')."
     def __init__(self,
@@ -85,6 +88,7 @@ def _download(self:ArxivSource, arxiv_id:str) -> bytes|None:
                      f'ArxivSource(offline=True), which reads only the cache: copy e-prints into {self.cache_dir} as '
                      '<id>.src (an empty <id>.none marks a paper without source).')
 
+# %% ../../nbs/papers/03_latex.ipynb #25541d61
 @patch
 def fetch(self:ArxivSource, arxiv_id:str) -> bytes|None:
     "Raw e-print of `arxiv_id`, from the cache when there; None when arXiv has no source."
@@ -102,6 +106,7 @@ def fetch(self:ArxivSource, arxiv_id:str) -> bytes|None:
 _COMMENT = re.compile(r'(?<!\\)((?:\\\\)*)%.*(?:\n[ \t]*)?')
 _COMMENT_ENV = re.compile(r'\\begin\{comment\}.*?\\end\{comment\}', re.S)
 
+# %% ../../nbs/papers/03_latex.ipynb #bc00a3c7
 def strip_comments(tex:str) -> str:
     "Drop `%` comments (not `\\%`) and `comment` environments."
     return _COMMENT_ENV.sub('', _COMMENT.sub(r'\1', tex))
@@ -111,12 +116,14 @@ _BINARY = ('.pdf', '.png', '.jpg', '.jpeg', '.gif', '.eps', '.ps', '.zip', '.gz'
 _INPUT = re.compile(r'\\(?:input|include)(?:\s*\{([^{}]*)\}|\s+([^\s{}\\%]+))')
 _MAIN = re.compile(r'\\document(?:class|style)(?:\[[^\]]*\])?\{([^}]*)\}')
 
+# %% ../../nbs/papers/03_latex.ipynb #6cc3d824
 def _text(b:bytes) -> str|None:
     "Decoded text, or None for binary content."
     if b'\x00' in b[:8192]: return None
     try: return b.decode('utf-8')
     except UnicodeDecodeError: return b.decode('latin-1')
 
+# %% ../../nbs/papers/03_latex.ipynb #11b3e196
 def _inline(name:str, files:dict[str, str], seen:tuple=()) -> str:
     "Text of `name` with its `\\input`/`\\include` files inlined recursively."
     def sub(m:re.Match) -> str:
@@ -143,6 +150,7 @@ def _from_tar(data:bytes) -> str|None:
         return (bool(m) and '\\begin{document}' in s, bool(m) and m[1].strip() != 'standalone', len(s))
     return _inline(max(tex, key=rank), files)
 
+# %% ../../nbs/papers/03_latex.ipynb #6cf45341
 def unpack(data:bytes) -> str|None:
     "TeX of an e-print (gzipped tar, gzipped file or plain TeX), comments dropped, inputs inlined; None if no TeX."
     if data[:2] == b'\x1f\x8b': data = gzip.decompress(data)
@@ -158,6 +166,7 @@ def tex(self:ArxivSource, arxiv_id:str) -> str|None:
     data = self.fetch(arxiv_id)
     return None if data is None else unpack(data)
 
+# %% ../../nbs/papers/03_latex.ipynb #c808fac6
 @patch
 def fetch_many(self:ArxivSource, arxiv_ids:Iterable[str], progress:bool=True) -> dict[str, str|None]:
     "TeX of each id, fetched in turn with a progress bar; cached ids cost no request."
@@ -176,6 +185,7 @@ def _group(s:str, i:int, o:str='{', c:str='}') -> tuple[str, int]:
         j += 1
     return s[i + 1:], len(s)
 
+# %% ../../nbs/papers/03_latex.ipynb #d89818b9
 def _skip_opts(s:str, i:int, opts:str='[') -> int:
     "Index after whitespace and optional `[..]` (or `(..)`) groups at `s[i:]`."
     while True:
@@ -183,8 +193,10 @@ def _skip_opts(s:str, i:int, opts:str='[') -> int:
         if i < len(s) and s[i] in opts: i = _group(s, i, s[i], ']' if s[i] == '[' else ')')[1]
         else: return i
 
+# %% ../../nbs/papers/03_latex.ipynb #6e0657aa
 _TOKEN = re.compile(r'\\[A-Za-z]+|\\.|.', re.S)
 
+# %% ../../nbs/papers/03_latex.ipynb #d6b2341d
 def _args(s:str, i:int, n:int, opts:str='[') -> tuple[list[str], int]:
     "The `n` arguments of a macro starting at `s[i]` (braced or single token), and the index after them."
     out = []
@@ -196,6 +208,7 @@ def _args(s:str, i:int, n:int, opts:str='[') -> tuple[list[str], int]:
         out.append(a)
     return out, i
 
+# %% ../../nbs/papers/03_latex.ipynb #cbc60b60
 def _macro(s:str, names:str, n:int, fn:Callable[[list[str]], str]) -> str:
     "Replace each `\\name` (`names` a regex) and its `n` arguments by `fn(arguments)`."
     pat = re.compile(r'\\(?:%s)(?![A-Za-z])\*?' % names)
@@ -224,11 +237,13 @@ _ACCENTS = {"'": '\u0301', '`': '\u0300', '^': '\u0302', '"': '\u0308', '~': '\u
 _ACC_RE = re.compile(r'\\([\'`^"~=.])\s*(?:\{\\?([A-Za-z])\}|\\?([A-Za-z]))|\\([cuvHkr])\s*\{\\?([A-Za-z])\}')
 _HIDE = {'$': '\ue000', '{': '\ue001', '}': '\ue002', '~': '\ue003', '\\': '\ue004'}  # kept from later steps
 
+# %% ../../nbs/papers/03_latex.ipynb #e2ae57e3
 def _sup(a:list[str]) -> str:
     "A superscript: marks like `†` or `*` as they are, anything else as `^x`."
     t = a[0].strip('{} ')
     return t if t and all(ch in '†‡*∗⋆§¶′' for ch in t) else '^' + t
 
+# %% ../../nbs/papers/03_latex.ipynb #521b643f
 def _math(s:str) -> str:
     "Text of inline math (symbols already replaced): scripts flattened."
     s = re.sub(r'\^\s*(\{[^{}]*\}|\S)', lambda m: _sup([m[1]]), s)
@@ -245,6 +260,7 @@ _ARG_MACROS = [  # (names, number of arguments, what replaces the macro and its 
      lambda a: '[' + ', '.join(k.strip() for k in a[0].split(',')) + ']'),
     (r'textsuperscript', 1, _sup), (r'diagbox|backslashbox|slashbox', 2, lambda a: f'{a[0]} / {a[1]}')]
 
+# %% ../../nbs/papers/03_latex.ipynb #51e28761
 def latex_to_text(s:str) -> str:
     "Readable plain text of a LaTeX fragment (a cell or a caption)."
     s = re.sub(r'\\\\\*?(?:\s*\[[^\]]*\])?|\\newline|\\linebreak|(?<!\\)&', ' ', s)
@@ -271,6 +287,7 @@ _RULES = {  # name: (arguments, 'full' / 'part' rule or neither, optional argume
 
 _ENV = re.compile(r'\\(begin|end)\s*\{[^}]*\}')
 
+# %% ../../nbs/papers/03_latex.ipynb #01220428
 def _split_top(s:str, sep:re.Pattern) -> list[str]:
     "Split `s` on `sep` where it is outside braces and nested environments."
     parts, depth, start, i = [], 0, 0, 0
@@ -282,6 +299,7 @@ def _split_top(s:str, sep:re.Pattern) -> list[str]:
         i += 1
     return parts + [s[start:]]
 
+# %% ../../nbs/papers/03_latex.ipynb #2181386b
 def _lead(row:str) -> tuple[str, bool, bool]:
     "Strip rules from the start of a row: (rest, a full rule was there, a partial rule was there)."
     full = part = False
@@ -291,6 +309,7 @@ def _lead(row:str) -> tuple[str, bool, bool]:
         row, full, part = row[_skip_opts(row, i, opts) if n == 0 else i:], full or kind == 'full', part or kind == 'part'
     return row, full, part
 
+# %% ../../nbs/papers/03_latex.ipynb #97d357f6
 def _cells(row:str) -> list[tuple[str, int]]:
     "(text, column span) of each cell of a row; pipes escaped."
     out = []
@@ -305,6 +324,7 @@ def _cells(row:str) -> list[tuple[str, int]]:
 # %% ../../nbs/papers/03_latex.ipynb #a3e0d55b
 def _md_row(cells:list[str]) -> str: return '| ' + ' | '.join(cells) + ' |'
 
+# %% ../../nbs/papers/03_latex.ipynb #b407f997
 def tabular_to_markdown(body:str) -> str:
     "GitHub pipe table of the body of a LaTeX `tabular` (between the column spec and `\\end{tabular}`)."
     rows, rules, raw, full, part = [], [], [], False, False
@@ -333,6 +353,7 @@ class LatexTable:
     label: str|None # The `\label`, if any
     markdown: str # Pipe table(s); empty when the environment holds no `tabular`
 
+# %% ../../nbs/papers/03_latex.ipynb #6ce40bd6
 _TABLE_ENV = re.compile(r'\\begin\{((?:table|sidewaystable|wraptable)\*?)\}(.*?)\\end\{\1\}', re.S)
 _SUBTABLE, _MINIPAGE = (re.compile(r'\\begin\{%s\}.*?\\end\{%s\}' % (e, e), re.S) for e in ('subtable', 'minipage'))
 _CAPTION = re.compile(r'\\caption(?![A-Za-z])(\*?)')
@@ -340,6 +361,7 @@ _TABULAR = re.compile(r'\\(begin|end)\{(tabular[x*y]?)\}')
 _NEWCMD = re.compile(r'\\(?:(?:re|provide)?newcommand\*?\s*\{?\s*\\([A-Za-z]+)\s*\}?(?:\s*\[(\d)\](?:\s*\[([^\]]*)\])?)?'
                      r'|def\s*\\([A-Za-z]+)((?:#\d)*))\s*(?=\{)')
 
+# %% ../../nbs/papers/03_latex.ipynb #96768b35
 def _tabulars(env:str) -> list[str]:
     "Bodies of the outermost tabular environments in `env`."
     out, depth, start = [], 0, 0
@@ -349,6 +371,7 @@ def _tabulars(env:str) -> list[str]:
         if m[1] == 'end' and depth == 0: out.append(env[start:m.start()])
     return out
 
+# %% ../../nbs/papers/03_latex.ipynb #cffac3f9
 @dataclass(frozen=True)
 class _Def:
     "A macro the document defines: its body, how many arguments, and the first one's default when it is optional."
@@ -369,6 +392,7 @@ class _Def:
         for k, a in enumerate(args + more, 1): out = out.replace(f'#{k}', a)
         return out, i
 
+# %% ../../nbs/papers/03_latex.ipynb #a7758561
 def _expander(tex:str) -> Callable[[str], str]:
     "A function expanding the document's `\\newcommand`s and `\\def`s, with their arguments (the first may be optional)."
     defs = {}
@@ -438,6 +462,7 @@ def match_tables(qasper_tables:list[tuple[int|None, str]], # (number, caption) o
         if i not in found and j not in used: found[i] = latex[j]; used.add(j)
     return {i: t for i, t in sorted(found.items()) if t.markdown}
 
+# %% ../../nbs/papers/03_latex.ipynb #f4ac06ef
 @dataclass(frozen=True)
 class Coverage:
     "How many QASPER table captions got a body."
@@ -447,6 +472,7 @@ class Coverage:
     def fraction(self) -> float: return self.with_body / self.captions if self.captions else 0.0
     def __str__(self) -> str: return f'{self.with_body}/{self.captions} table captions with a body ({self.fraction:.1%})'
 
+# %% ../../nbs/papers/03_latex.ipynb #f9468f79
 def coverage(matches:dict[int, LatexTable], # Caption index -> its LaTeX table (`match_tables`)
              n_table_captions:int, # Table captions in all
             ) -> Coverage:

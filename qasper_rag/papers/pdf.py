@@ -11,8 +11,8 @@ rules need. pypdf extracts text well but hands positions only through a visitor 
 no line grouping; pdfplumber is a convenience layer over pdfminer; PyMuPDF is AGPL and so excluded;
 layout models (GROBID, Nougat, Marker) need a server or model weights.
 
-The page layout is rebuilt from positions with rules that this notebook states, tests and
-measures one by one:
+The page layout is rebuilt from positions with rules that this notebook and `qasper_rag.papers.pdf_lines` (rules 1-4 and 7:
+the text lines, in reading order, without margins, words joined) state, test and measure one by one:
 
 1. **lines**: pdfminer's horizontal text lines; rotated text (arXiv's margin stamp) and text
    inside figures are left out;
@@ -42,278 +42,34 @@ Docs: https://qasper-rag.github.io/qasper_rag/papers/pdf.html.md"""
 
 # %% ../../nbs/papers/03b_pdf.ipynb #78d2b963
 from __future__ import annotations
-import functools, gzip, json, re, statistics
+import re, statistics
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Sequence
 from .data import Paper, Section, Float, Place, TextLine, CAPTION_PLACE
 from .tables import roman_to_int, rows_to_markdown
+from .pdf_lines import (PdfError, PdfLine, assign_columns, drop_margins, join_lines, merge_fragments, read_lines,
+                                          reading_order, vocabulary)
 
 # %% auto #0
-__all__ = ['CELL_GAP', 'MARGIN', 'CAPTION', 'PdfError', 'PdfLine', 'page_lines', 'read_lines', 'find_gutter', 'assign_columns',
-           'merge_fragments', 'reading_order', 'drop_margins', 'vocabulary', 'english_words', 'keep_hyphen',
-           'join_lines', 'caption_float', 'heading', 'section_name', 'Edges', 'column_edges', 'new_paragraph', 'Block',
-           'table_rows', 'table_markdown', 'segment', 'split_references', 'body_size', 'find_title', 'line_pitch',
-           'line_spans', 'place', 'assemble', 'PdfParse', 'layout_lines', 'parse_pdf', 'load_pdf']
-
-# %% ../../nbs/papers/03b_pdf.ipynb #8ab406b3
-class PdfError(ValueError):
-    "A PDF that `load_pdf` cannot read; the message says why and what to do."
-
-@dataclass(frozen=True)
-class PdfLine:
-    "One line of text on a page: its text, box (PDF points, y upwards), font size and weight, and column."
-    text: str
-    page: int  # 0-based
-    x0: float
-    x1: float
-    y0: float  # bottom of the box (near the baseline)
-    y1: float
-    size: float  # median font size of its characters
-    bold: bool  # most of its characters are in a bold font
-    column: int = 0  # 0: left (or only) column, 1: right column, -1: across both columns
-    cells: tuple = field(default=(), compare=False, repr=False)  # (x0, x1, text) of each run of characters set apart by wide gaps
-
-# %% ../../nbs/papers/03b_pdf.ipynb #5aa24791
-def _open_pages(path: Path, password: str) -> list:
-    "pdfminer's layout of every page; pdfminer's errors become `PdfError`s that say what to do."
-    from pdfminer.high_level import extract_pages
-    from pdfminer.layout import LAParams
-    from pdfminer.pdfdocument import PDFPasswordIncorrect, PDFEncryptionError
-    from pdfminer.pdfparser import PDFSyntaxError
-    from pdfminer.psparser import PSException
-    try: return list(extract_pages(path, password=password, laparams=LAParams()))
-    except PDFPasswordIncorrect:
-        raise PdfError(f"{path}: the PDF is encrypted and {'the password given is wrong' if password else 'needs a password'}: "
-                       f"pass {'the right one' if password else 'it'} with --password PW (qasper-rag ask --pdf, add, chunks) or "
-                       "load_pdf(path, password=PW) in Python; or save a copy without the password "
-                       "(e.g. `qpdf --decrypt --password=PW in.pdf out.pdf`) and use that") from None
-    except PDFEncryptionError as e:
-        raise PdfError(f"{path}: the PDF is encrypted in a way that cannot be read here ({e}); save a copy without "
-                       "encryption (e.g. `qpdf --decrypt in.pdf out.pdf`) and load that") from None
-    except (PDFSyntaxError, PSException) as e:
-        raise PdfError(f"{path}: the PDF is damaged and cannot be parsed ({type(e).__name__}: {e}); download it again") from None
-    except Exception as e:  # a damaged stream fails deep inside pdfminer in many ways (ValueError, KeyError, TypeError, ...)
-        raise PdfError(f"{path}: the PDF is damaged and cannot be read ({type(e).__name__}: {e}); download it again") from None
-
-# %% ../../nbs/papers/03b_pdf.ipynb #4d4bd954
-_BOLD = re.compile(r"bold|black|heavy|semibold|demi|medi|cmbx|[-,]bd\b", re.I)
-_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"})
-_OT1 = {11: "ff", 12: "fi", 13: "fl", 14: "ffi", 15: "ffl"}  # TeX's OT1 text encoding (cmr, cmbx, cmti, cmsl, cmss, ...)
-_OMS = {0: "\u2212", 1: "\u00b7", 2: "\u00d7", 3: "\u2217", 6: "\u00b1", 20: "\u2264", 21: "\u2265", 24: "\u223c", 48: "\u2032"}  # cmsy
-_CID = re.compile(r"\(cid:(\d+)\)")
-_CM_TEXT = re.compile(r"CM(?!MI|EX|SY|TT|ITT|SLTT|TEX)[A-Z]*\d")  # Computer Modern text fonts (typewriter and math fonts differ at 11-15)
-
-def _char_text(c) -> str:
-    "A pdfminer character's text; a code it could not map in a Computer Modern font (`(cid:12)`) read by the font's TeX encoding."
-    t = c.get_text()
-    if not (m := _CID.fullmatch(t)): return t
-    font = c.fontname.split("+")[-1].upper()
-    table = _OMS if font.startswith("CMSY") else _OT1 if _CM_TEXT.match(font) else {}
-    return table.get(int(m.group(1)), t)
-
-def _line_text(line) -> str:
-    "A pdfminer line's text, its characters read by `_char_text` (the spaces pdfminer put in kept)."
-    return "".join(_char_text(c) if hasattr(c, "fontname") else c.get_text() for c in line)
-
-def _text_lines(o) -> list:
-    "Every horizontal text line under a pdfminer layout object (figure contents are not text lines: left out)."
-    from pdfminer.layout import LTTextLineHorizontal, LTTextBox
-    out = []
-    for x in o:
-        if isinstance(x, LTTextLineHorizontal): out.append(x)
-        elif isinstance(x, LTTextBox): out += _text_lines(x)
-    return out
-
-CELL_GAP = 0.8  # a gap of this many font sizes between two characters of a line sets table cells apart (word spaces: 0.3-0.5)
-# ... twice that after a sentence's or a label's end: justified lines stretch those spaces most (`Table 2:  Results`)
-
-def _cell_gap(gap: float, before: str, size: float) -> bool:
-    "True if a gap of `gap` points after text ending in `before` sets two table cells apart."
-    return gap >= CELL_GAP * size * (2 if before[-1:] in ".:;!?" else 1)
-
-def _cells(line, size: float) -> tuple[tuple[float, float, str], ...]:
-    "(x0, x1, text) of each run of a pdfminer line's characters that gaps of `CELL_GAP` font sizes or more set apart."
-    from pdfminer.layout import LTChar
-    out, text, x0, prev = [], "", None, None
-    for c in line:
-        if isinstance(c, LTChar):
-            if prev is not None and _cell_gap(c.x0 - prev.x1, _char_text(prev), size):
-                out.append((x0, prev.x1, text)); text, x0 = "", None
-            x0 = c.x0 if x0 is None else x0; prev = c
-        text += _char_text(c) if isinstance(c, LTChar) else c.get_text()
-    if prev is not None: out.append((x0, prev.x1, text))
-    return tuple((a, b, t) for a, b, t in ((a, b, re.sub(r"\s+", " ", t.translate(_LIGATURES)).strip()) for a, b, t in out) if t)
-
-def page_lines(layout, # a pdfminer `LTPage`
-               page: int, # its index, 0-based
-              ) -> list[PdfLine]:
-    "Upright text lines of one page (rotated text, such as arXiv's margin stamp, is left out)."
-    from pdfminer.layout import LTChar
-    out = []
-    for l in _text_lines(layout):
-        cs = [c for c in l if isinstance(c, LTChar)]
-        text = re.sub(r"\s+", " ", _line_text(l).translate(_LIGATURES)).strip()
-        if not text or not cs or sum(c.upright for c in cs) < len(cs) / 2: continue
-        size = round(statistics.median(c.size for c in cs), 1)
-        out.append(PdfLine(text, page, l.x0, l.x1, l.y0, l.y1, size, sum(bool(_BOLD.search(c.fontname)) for c in cs) >= 0.6 * len(cs),
-                           cells=_cells(l, size)))
-    return out
-
-# %% ../../nbs/papers/03b_pdf.ipynb #f1b1188e
-def read_lines(path: str | Path, # the PDF
-               password: str = "", # user password of an encrypted PDF
-              ) -> tuple[list[list[PdfLine]], tuple[float, float]]:
-    "The text lines of every page and the page size (points); `PdfError` for a file that is no PDF, encrypted, or without text."
-    path = Path(path)
-    if not path.is_file(): raise PdfError(f"{path}: no such file; pass the path of a PDF")
-    with open(path, "rb") as f: head = f.read(1024)
-    if b"%PDF-" not in head:
-        raise PdfError(f"{path}: not a PDF (no %PDF- signature at its start); pass a PDF file, such as the paper's PDF from arXiv")
-    layouts = _open_pages(path, password)
-    if not layouts: raise PdfError(f"{path}: the PDF has no pages")
-    pages = [page_lines(l, i) for i, l in enumerate(layouts)]
-    if not any(pages):
-        raise PdfError(f"{path}: no text layer on its {len(pages)} page(s): a scanned or image-only PDF; "
-                       "run OCR on it first (e.g. `ocrmypdf in.pdf out.pdf`) and load the result")
-    return pages, (layouts[0].width, layouts[0].height)
-
-# %% ../../nbs/papers/03b_pdf.ipynb #f6759eb4
-MARGIN = 0.12  # share of the page height at the top and at the bottom where running headers, footers and page numbers sit
-
-def _in_margin(l: PdfLine, height: float) -> bool: return l.y0 > height * (1 - MARGIN) or l.y1 < height * MARGIN
-
-def find_gutter(lines: list[PdfLine], # the text lines of one page
-                width: float, # the page width
-                height: float | None = None, # the page height: lines in its top and bottom `MARGIN` are not counted
-               ) -> float | None:
-    "The x of the gap between two columns of text, or None for a one-column page."
-    if height: lines = [l for l in lines if not _in_margin(l, height)]
-    xs = range(int(width * 0.35), int(width * 0.65) + 1)
-    cross = [sum(l.x0 < x < l.x1 for l in lines) for x in xs]
-    if not cross: return None
-    best, runs, start = min(cross), [], None  # runs of x with the fewest crossings: the widest is the gutter
-    for i, c in enumerate(cross + [best + 1]):
-        if c == best and start is None: start = i
-        elif c != best and start is not None: runs.append((i - start, start, i - 1)); start = None
-    _, _, a, b = max((n, -abs(a + b - len(xs)), a, b) for n, a, b in runs)  # ties: the run nearest the middle
-    g = xs[0] + (a + b) / 2
-    left, right = sum(l.x1 <= g for l in lines), sum(l.x0 >= g for l in lines)
-    return g if min(left, right) >= 2 and best <= 0.3 * (left + right) else None
-
-def assign_columns(lines: list[PdfLine], width: float, height: float | None = None) -> list[PdfLine]:
-    "The lines of one page with their column: 0 left (or only), 1 right, -1 across the gutter."
-    g = find_gutter(lines, width, height)
-    if g is None: return [replace(l, column=0) for l in lines]
-    return [replace(l, column=0 if l.x1 <= g else 1 if l.x0 >= g else -1) for l in lines]
-
-# %% ../../nbs/papers/03b_pdf.ipynb #285bb549
-def merge_fragments(lines: list[PdfLine]) -> list[PdfLine]:
-    "Fragments on one baseline of one column joined into one line, left to right."
-    out: list[PdfLine] = []
-    for l in sorted(lines, key=lambda l: (l.column, -round(l.y0), l.x0)):
-        p = out[-1] if out else None
-        if p and p.column == l.column and abs(p.y0 - l.y0) < 0.4 * min(p.size, l.size) and l.x0 >= p.x1 - 1:
-            one = p.cells and l.cells and not _cell_gap(l.x0 - p.x1, p.cells[-1][2], min(p.size, l.size))  # one cell across the gap
-            cells = p.cells[:-1] + ((p.cells[-1][0], l.cells[0][1], f"{p.cells[-1][2]} {l.cells[0][2]}"),) + l.cells[1:] if one else p.cells + l.cells
-            out[-1] = replace(p, text=f"{p.text} {l.text}", x1=l.x1, y1=max(p.y1, l.y1), size=max(p.size, l.size), bold=p.bold and l.bold, cells=cells)
-        else: out.append(l)
-    return out
-
-def reading_order(lines: list[PdfLine]) -> list[PdfLine]:
-    "Lines of one page in reading order: bands between full-width lines, each band's left column before its right."
-    top = lambda l: -l.y1
-    out, rest = [], [l for l in lines if l.column != -1]
-    for s in sorted((l for l in lines if l.column == -1), key=top) + [None]:
-        band = [l for l in rest if s is None or l.y1 > s.y1]
-        rest = [l for l in rest if not (s is None or l.y1 > s.y1)]
-        out += sorted(band, key=lambda l: (l.column, top(l), l.x0)) + ([s] if s else [])
-    return out
-
-# %% ../../nbs/papers/03b_pdf.ipynb #d49ba897
-_PAGE_NO = re.compile(r"^(page\s+)?([0-9]{1,4}|[ivxlc]{1,6})(\s*(/|of)\s*[0-9]{1,4})?$", re.I)
-
-def _margin_key(l: PdfLine) -> tuple[str, int, int]:
-    """A line's text with its numbers masked (a page number at either end left out: a header set on one line with it), its
-    font size and height on the page: what repeats in a running header or footer."""
-    return re.sub(r"^#\s+|\s+#$", "", re.sub(r"\d+", "#", l.text.lower()).strip()), round(l.size), round(l.y0 / 3)
-
-def drop_margins(pages: list[list[PdfLine]], # lines of every page
-                 height: float, # page height
-                ) -> tuple[list[list[PdfLine]], list[PdfLine]]:
-    "The pages without running headers, footers and page numbers, and the lines dropped."
-    inband = lambda l: _in_margin(l, height)
-    seen = Counter(k for ls in pages for k in {_margin_key(l) for l in ls if inband(l)})
-    need = max(2, round(0.3 * len(pages)))
-    drop = lambda l: inband(l) and (_PAGE_NO.match(l.text) is not None or seen[_margin_key(l)] >= need)
-    return [[l for l in ls if not drop(l)] for ls in pages], [l for ls in pages for l in ls if drop(l)]
-
-# %% ../../nbs/papers/03b_pdf.ipynb #92e2446b
-_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
-
-def vocabulary(texts: Sequence[str]) -> set[str]:
-    "Lower-cased words and hyphenated pairs of the document (its lines in order), without the halves of words hyphenated at line ends."
-    out, after_hyphen = set(), False
-    for t in texts:
-        ws = _WORD.findall(t)[1:] if after_hyphen else _WORD.findall(t)  # a line's first word may be a word's second half
-        if t.endswith("-") and ws: ws = ws[:-1]
-        after_hyphen = t.endswith("-")
-        for w in ws:
-            parts = w.lower().split("-")  # a compound also gives its parts and pairs: state-of-the-art has state-of
-            out.update([w.lower(), *parts, *(f"{a}-{b}" for a, b in zip(parts, parts[1:]))])
-    return out
-
-@functools.cache
-def english_words() -> Mapping[str, int]:
-    """Lower-cased English words with their counts in a large corpus: the word list of pyspellchecker (MIT), shipped in its
-    wheel, so nothing is downloaded. It tells a word that a typesetter hyphenated (more-over) from a compound (well-suited)."""
-    from importlib.resources import files
-    return json.loads(gzip.decompress(files("spellchecker").joinpath("resources", "en.json.gz").read_bytes()))
-
-def keep_hyphen(head: str, # the letters before the hyphen at the line end
-                tail: str, # the letters that start the next line
-                vocab: set[str], # the document's `vocabulary`
-                compound: bool = False, # `head` or `tail` is joined by another hyphen to more (one-hot- encoded, out-of- vocabulary)
-                words: Mapping[str, int] | None = None, # English words (None: `english_words()`; {}: the document alone decides)
-               ) -> bool:
-    "True if `head-` at a line end and `tail` on the next line are halves of a hyphenated compound, not one word hyphenated."
-    if not tail.isalpha() or compound: return True  # GPT-2, (-1); typesetters hyphenate no word that has a hyphen
-    h, t = head.lower(), tail.lower()
-    if h + t in vocab: return False  # the document writes the word whole elsewhere
-    if f"{h}-{t}" in vocab: return True  # ... or with its hyphen
-    words = english_words() if words is None else words
-    if h + t in words: return False  # an English word: more-over, be-long
-    if h in vocab and t in vocab: return True  # two words of the document: long-standing
-    if min(words.get(h, 0), words.get(t, 0)) >= 100 and len(t) >= 4: return True  # two English words: well-suited, cross-lingual
-    return tail[0].isupper() or any(c.isupper() for c in head[1:])  # BERT-Base, MRF-LDA, NC-value: typesetters split no acronym
-
-def join_lines(texts: Sequence[str], # the lines of one paragraph, in order
-               vocab: set[str] = frozenset(), # the document's `vocabulary`
-              ) -> str:
-    "Lines joined into one paragraph, white space collapsed; a word hyphenated at a line end is joined unless it reads as a compound."
-    out = ""
-    for t in texts:
-        m, tail = re.search(r"(-?)([A-Za-z]+)-$", out), re.match(r"[A-Za-z]*", t).group(0) if t else ""
-        if m and tail.lower() in ("and", "or", "nor", "to"): out = f"{out} {t}"  # a suspended hyphen: system- and dataset-specific
-        elif t and re.search(r"[^\s\-A-Za-z]-$", out): out += t  # after a digit or a sign the hyphen is the text's own: 400-dimensional, $-2$
-        elif m and t:
-            compound = bool(m.group(1)) or t[len(tail):len(tail) + 1] == "-"
-            out = (out if keep_hyphen(m.group(2), tail or t[0], vocab, compound) else out[:-1]) + t
-        else: out = f"{out} {t}" if out else t
-    return re.sub(r"\s+", " ", out).strip()
+__all__ = ['CAPTION', 'caption_float', 'heading', 'section_name', 'Edges', 'column_edges', 'new_paragraph', 'Block', 'table_rows',
+           'table_markdown', 'segment', 'split_references', 'body_size', 'find_title', 'line_pitch', 'line_spans',
+           'place', 'assemble', 'PdfParse', 'layout_lines', 'parse_pdf', 'load_pdf']
 
 # %% ../../nbs/papers/03b_pdf.ipynb #29bb2f45
 _NUMBERED = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2})*|[A-Z](?:\.\d{1,2})*)\.?\s+(?P<name>[A-Z(].*)$")
 CAPTION = re.compile(  # a caption's label at the start of a line: Figure 3: / Table 2. / Fig. 4 / TABLE IV
     r"^(?:(?i:(?P<k1>figure|fig\.?|table)\s*(?P<n1>\d+)\s*[:.|])|(?P<k2>Fig)\.\s*(?P<n2>\d+)\b|(?P<k3>TABLE)\s+(?P<n3>[IVXLC]+)\b)")
 
+# %% ../../nbs/papers/03b_pdf.ipynb #7ae5e040
 def caption_float(text: str) -> Float:
     "The `Float` of a caption line such as `Figure 3: ...`, `Table 2. ...`, `Fig. 4 ...` or `TABLE IV ...`."
     m = CAPTION.match(text)
     kind, num = m.group("k1") or m.group("k2") or m.group("k3"), m.group("n1") or m.group("n2") or m.group("n3")
     return Float("table" if kind.lower().startswith("tab") else "figure", int(num) if num.isdigit() else roman_to_int(num), text)
 
+# %% ../../nbs/papers/03b_pdf.ipynb #5727907f
 def heading(line: PdfLine, # a text line
             body_size: float, # the body text's font size
             short: bool = True, # the line ends short of its column's right edge
@@ -327,6 +83,7 @@ def heading(line: PdfLine, # a text line
     if emph and len(t.split()) <= 8 and t[0].isupper() and not t.endswith((".", ",", ";")): return "", t
     return None
 
+# %% ../../nbs/papers/03b_pdf.ipynb #0f447530
 def section_name(stack: list[tuple[str, str]], # the open headings (number, name), outermost first
                  num: str, # the new heading's number ('' when unnumbered)
                  name: str, # its name
@@ -343,6 +100,7 @@ class Edges:
     left: float
     right: float
 
+# %% ../../nbs/papers/03b_pdf.ipynb #ef5c20fc
 def column_edges(lines: list[PdfLine]) -> dict[tuple[int, int], Edges]:
     "The `Edges` of each (page, column): the most common start and end of its lines."
     groups: dict[tuple[int, int], list[PdfLine]] = {}
@@ -350,6 +108,7 @@ def column_edges(lines: list[PdfLine]) -> dict[tuple[int, int], Edges]:
     mode = lambda xs: Counter(round(x) for x in xs).most_common(1)[0][0]
     return {k: Edges(mode(l.x0 for l in ls), max(mode(l.x1 for l in ls), statistics.median(l.x1 for l in ls))) for k, ls in groups.items()}
 
+# %% ../../nbs/papers/03b_pdf.ipynb #a87e5564
 def new_paragraph(prev: PdfLine, # the last line of the open paragraph
                   line: PdfLine, # the next text line
                   edges: dict[tuple[int, int], Edges], # `column_edges` of the document
@@ -370,13 +129,16 @@ class Block:
     num: str = ""  # heading number ('' when unnumbered)
     name: str = ""  # heading name, or the text after `Abstract:` on its line
 
+# %% ../../nbs/papers/03b_pdf.ipynb #c7398b73
 _ABSTRACT = re.compile(r"^abstract(?:\s*$|\s*[.:\u2014\u2013-]\s*(?P<rest>.*)$)", re.I)
 
+# %% ../../nbs/papers/03b_pdf.ipynb #b9d6d999
 def _wrapped_heading(h: PdfLine, l: PdfLine, edges: dict) -> bool:
     "True if `l` continues heading line `h`: same font, right below it, `h` filling much of its column, `l` not numbered."
     return ((h.page, h.column) == (l.page, l.column) and h.bold and l.bold and abs(h.size - l.size) < 0.6 and
             0 < h.y0 - l.y0 < 1.6 * l.size and h.x1 > edges[(h.page, h.column)].right - 12 * h.size and not _NUMBERED.match(l.text))
 
+# %% ../../nbs/papers/03b_pdf.ipynb #f71e71f4
 def table_rows(lines: list[PdfLine], # lines in reading order
               ) -> set[int]:
     """Indexes of the lines that are rows of a table: runs of two or more lines, one below the other on a page, each of two
@@ -395,6 +157,7 @@ def table_rows(lines: list[PdfLine], # lines in reading order
         i = j
     return out
 
+# %% ../../nbs/papers/03b_pdf.ipynb #5ca431b6
 def table_markdown(rows: list[PdfLine], # a table's rows, top to bottom
                   ) -> str:
     "A table's rows as a Markdown pipe table (the first row its header): columns from the row with the most cells, each cell in the column it overlaps most."
@@ -408,6 +171,7 @@ def table_markdown(rows: list[PdfLine], # a table's rows, top to bottom
         grid.append(cells)
     return rows_to_markdown(grid[0], grid[1:])
 
+# %% ../../nbs/papers/03b_pdf.ipynb #bd8595ea
 def _continues_caption(cap: PdfLine, l: PdfLine, edges: dict, pitch: float) -> bool:
     "True if `l` goes on with the caption whose last line is `cap`."
     return abs(l.size - cap.size) < 0.6 and 0 < cap.y0 - l.y0 < 1.5 * l.size and not new_paragraph(cap, l, edges, pitch)
@@ -466,6 +230,7 @@ def body_size(lines: list[PdfLine]) -> float:
     for l in lines: c[l.size] += len(l.text)
     return c.most_common(1)[0][0]
 
+# %% ../../nbs/papers/03b_pdf.ipynb #644d5265
 def find_title(lines: list[PdfLine], body: float) -> list[PdfLine]:
     "The title's lines: the largest font in the top half of page 1's text, if larger than the body font by 1.5 pt."
     first = [l for l in lines if l.page == 0]
@@ -475,6 +240,7 @@ def find_title(lines: list[PdfLine], body: float) -> list[PdfLine]:
     big = max(l.size for l in cand)
     return [l for l in cand if l.size >= big - 0.5] if big >= body + 1.5 else []
 
+# %% ../../nbs/papers/03b_pdf.ipynb #a04cc900
 def line_pitch(lines: list[PdfLine]) -> float:
     "The usual distance between the baselines of two consecutive lines of one column."
     d = [a.y0 - b.y0 for a, b in zip(lines, lines[1:]) if (a.page, a.column) == (b.page, b.column) and 0 < a.y0 - b.y0 < 3 * a.size]
@@ -491,6 +257,7 @@ def line_spans(texts: Sequence[str], # the lines of one paragraph, in order
         out.append((start, end)); start = end + (end < len(full) and full[end] == " ")
     return out
 
+# %% ../../nbs/papers/03b_pdf.ipynb #d69219dc
 def place(section: int, # section index (-1: the abstract; `CAPTION_PLACE`: a caption, `paragraph` the float's index)
           paragraph: int, # paragraph index
           lines: Sequence[tuple[PdfLine, str]], # its lines, each with the text it gave the paragraph
@@ -505,6 +272,7 @@ def place(section: int, # section index (-1: the abstract; `CAPTION_PLACE`: a ca
 _REFERENCES = re.compile(r"^(references|bibliography|works cited|literature cited)$", re.I)
 _APPENDIX = re.compile(r"^(appendix|appendices|supplementary)\b", re.I)
 
+# %% ../../nbs/papers/03b_pdf.ipynb #f8f49838
 def assemble(blocks: list[Block], # `segment`'s blocks
              vocab: set[str], # the document's `vocabulary`
             ) -> tuple[str, list[Section], list[Float], list[str], list[Place]]:
@@ -547,6 +315,7 @@ class PdfParse:
     dropped: tuple[str, ...] = ()  # running headers, footers and page numbers removed
     columns: tuple[int, ...] = ()  # columns found on each page (1 or 2)
 
+# %% ../../nbs/papers/03b_pdf.ipynb #8b4a6b98
 def layout_lines(pages: list[list[PdfLine]], size: tuple[float, float]) -> tuple[list[PdfLine], list[PdfLine], list[int]]:
     "The document's lines in reading order without headers, footers and page numbers; the lines dropped; columns per page."
     pages = [merge_fragments(assign_columns(ls, *size)) for ls in pages]
@@ -572,6 +341,7 @@ def parse_pdf(path: str | Path, # a PDF with a text layer (born digital, not sca
                   places=tuple(places))
     return PdfParse(paper, tuple(refs), tuple(l.text for l in dropped), tuple(columns))
 
+# %% ../../nbs/papers/03b_pdf.ipynb #1d770c01
 def load_pdf(path: str | Path, # a PDF with a text layer (born digital, not scanned)
              paper_id: str | None = None, # the paper's id (None: the file name without .pdf)
              password: str = "", # the user password of an encrypted PDF

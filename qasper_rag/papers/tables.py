@@ -49,11 +49,13 @@ class TableBody:
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
 _LABEL = re.compile(r"^\s*(?i:table|tab\.)\s*(\d+|[IVXLC]+)\b\s*[:.]?")
 
+# %% ../../nbs/papers/02_tables.ipynb #6cd9011d
 def roman_to_int(s: str) -> int:
     "Value of an upper-case Roman numeral such as `XIV`."
     vals = [_ROMAN[c] for c in s]
     return sum(-v if i + 1 < len(vals) and v < vals[i + 1] else v for i, v in enumerate(vals))
 
+# %% ../../nbs/papers/02_tables.ipynb #dd4e537c
 def table_number(caption: str) -> int | None:
     "The number of a `Table 3:` / `TABLE III.` caption, else None."
     m = _LABEL.match(caption or "")
@@ -66,6 +68,7 @@ def clean_cell(x: Any) -> str:
     "One cell as Markdown: whitespace collapsed, `|` escaped, None empty."
     return " ".join(("" if x is None else str(x)).split()).replace("|", r"\|")
 
+# %% ../../nbs/papers/02_tables.ipynb #cb5f8b1a
 def rows_to_markdown(header: list[str], # column names: the table's first row
                      rows: list[list[str]], # body rows, each a list of cell texts (short rows are padded)
                     ) -> str:
@@ -87,6 +90,7 @@ def _lines(path: Path) -> Iterator[tuple[int, dict]]:
         if not isinstance(obj, dict): raise QasperDataError(f"{path}, line {n}: expected a JSON object, got {type(obj).__name__}")
         yield n, obj
 
+# %% ../../nbs/papers/02_tables.ipynb #fd7773fb
 def _read(path: str | Path, parse: Callable[[dict], Iterable[TableBody]]) -> list[TableBody]:
     "Parse every line of `path`, deduplicating identical bodies in first-seen order."
     out = []
@@ -96,16 +100,19 @@ def _read(path: str | Path, parse: Callable[[dict], Iterable[TableBody]]) -> lis
             raise QasperDataError(f"{path}, line {n}: not a table record of this source ({type(e).__name__}: {e})") from None
     return list(dict.fromkeys(out))
 
+# %% ../../nbs/papers/02_tables.ipynb #44fef966
 def _caption(s: str) -> str: return " ".join((s or "").split())
 
 # %% ../../nbs/papers/02_tables.ipynb #e046d286
 _SCI_MARKERS = re.compile(r"\[(?:BOLD|ITALIC)\]\s*")
 
+# %% ../../nbs/papers/02_tables.ipynb #782cc667
 def _sci_cell(c: Any) -> str:
     "A SciGen/SciTab cell: `[EMPTY]` is empty, `[BOLD]`/`[ITALIC]` markers are dropped."
     s = "" if c is None else str(c)
     return "" if s.strip() == "[EMPTY]" else _SCI_MARKERS.sub("", s)
 
+# %% ../../nbs/papers/02_tables.ipynb #fcfc7d87
 def _sci_table(obj: dict, source: str) -> list[TableBody]:
     "One SciGen/SciTab record as a table body."
     cap = _caption(obj["table_caption"])
@@ -113,10 +120,12 @@ def _sci_table(obj: dict, source: str) -> list[TableBody]:
                           [[_sci_cell(c) for c in row] for row in obj["table_content_values"]])
     return [TableBody(str(obj["qasper_paper_id"]), table_number(cap), cap, md, source)]
 
+# %% ../../nbs/papers/02_tables.ipynb #c45591fa
 def read_scigen(path: str | Path) -> list[TableBody]:
     "Tables of SciGen (`scigen_qasper_overlap.jsonl`)."
     return _read(path, lambda o: _sci_table(o, "scigen"))
 
+# %% ../../nbs/papers/02_tables.ipynb #926410bb
 def read_scitab(path: str | Path) -> list[TableBody]:
     "Tables of SciTab (`scitab_qasper_overlap.jsonl`), one per table rather than per claim."
     return _read(path, lambda o: _sci_table(o, "scitab"))
@@ -125,6 +134,7 @@ def read_scitab(path: str | Path) -> list[TableBody]:
 _PIPE = re.compile(r"(?<!\\)\|")
 _SEP = re.compile(r":?-{3,}:?")
 
+# %% ../../nbs/papers/02_tables.ipynb #f022e6ae
 def split_pipe_row(line: str) -> list[str]:
     "The cells of one Markdown pipe row, with `\\|` unescaped."
     s = line.strip()
@@ -132,8 +142,10 @@ def split_pipe_row(line: str) -> list[str]:
     s = s[:-1] if s.endswith("|") and not s.endswith(r"\|") else s
     return [c.strip().replace(r"\|", "|") for c in _PIPE.split(s)]
 
+# %% ../../nbs/papers/02_tables.ipynb #c622d5c7
 def _is_sep(cells: list[str]) -> bool: return any(cells) and all(not c or _SEP.fullmatch(c) for c in cells)
 
+# %% ../../nbs/papers/02_tables.ipynb #7b053df3
 def _heading(line: str) -> str:
     "`### WT-2` or `** SQuAD dev **` as plain text."
     return line.strip().lstrip("#").strip().strip("*").strip()
@@ -166,6 +178,7 @@ def _uda(obj: dict) -> list[TableBody]:
     return [TableBody(pid, table_number(c), _caption(c), rows_to_markdown(h, r), "uda")
             for c, h, r in parse_markdown_tables(obj["table_markdown"])]
 
+# %% ../../nbs/papers/02_tables.ipynb #714116ea
 def read_uda(path: str | Path) -> list[TableBody]:
     "Tables of UDA (`uda_well_parsed_tables.jsonl`), deduplicated across the questions that repeat them."
     return _read(path, _uda)
@@ -174,6 +187,7 @@ def read_uda(path: str | Path) -> list[TableBody]:
 def _path(labels: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(" ".join(str(x).split()) for x in labels or ()))
 
+# %% ../../nbs/papers/02_tables.ipynb #09d8b668
 def ibm_grid(table: dict) -> tuple[list[str], list[list[str]]]:
     "(header, rows) rebuilt from an IBM TDMS table's number cells; a clash of cells opens another row."
     row_ix = {r: i for i, r in enumerate(_path(table.get("rows")))}
@@ -190,6 +204,7 @@ def ibm_grid(table: dict) -> tuple[list[str], list[list[str]]]:
     grid.sort(key=lambda kd: order(row_ix)(kd[0]))
     return ["", *(" / ".join(c) for c in cols)], [[" / ".join(k), *(d.get(c, "") for c in cols)] for k, d in grid]
 
+# %% ../../nbs/papers/02_tables.ipynb #cbb3ae49
 def _ibm(obj: dict) -> list[TableBody]:
     "The tables of one IBM TDMS paper that have number cells."
     pid, out = str(obj["qasper_paper_id"]), []
@@ -199,6 +214,7 @@ def _ibm(obj: dict) -> list[TableBody]:
         out.append(TableBody(pid, table_number(cap), cap, rows_to_markdown(*ibm_grid(t)), "ibm_tdms"))
     return out
 
+# %% ../../nbs/papers/02_tables.ipynb #a4148593
 def read_ibm_tdms(path: str | Path) -> list[TableBody]:
     "Tables extracted from PDFs by IBM TDMS (`ibm_tdms_qasper_overlap.jsonl`); noisy."
     return _read(path, _ibm)
@@ -207,6 +223,7 @@ def read_ibm_tdms(path: str | Path) -> list[TableBody]:
 TABLE_FILES = {"uda": ("uda_well_parsed_tables.jsonl", read_uda), "scigen": ("scigen_qasper_overlap.jsonl", read_scigen),
                "scitab": ("scitab_qasper_overlap.jsonl", read_scitab), "ibm_tdms": ("ibm_tdms_qasper_overlap.jsonl", read_ibm_tdms)}
 
+# %% ../../nbs/papers/02_tables.ipynb #8ca88fa3
 def read_table_dir(folder: str | Path) -> list[TableBody]:
     "Table bodies from whichever of the four source files `folder` holds."
     folder = Path(folder).expanduser()
@@ -220,6 +237,7 @@ def normalize_caption(caption: str) -> str:
     s = unicodedata.normalize("NFKC", _LABEL.sub("", caption or "", count=1)).lower()
     return " ".join(re.sub(r"[^\w\s]|_", " ", s).split())
 
+# %% ../../nbs/papers/02_tables.ipynb #778f298e
 def caption_similarity(a: str, # one caption
                        b: str, # the other caption
                       ) -> float:
@@ -248,12 +266,14 @@ class TableReport:
 # %% ../../nbs/papers/02_tables.ipynb #5a01faf3
 DEFAULT_PREFER = ("arxiv", "uda", "scigen", "scitab", "ibm_tdms")
 
+# %% ../../nbs/papers/02_tables.ipynb #706caf15
 def _score(f: Float, b: TableBody, min_similarity: float, number_similarity: float) -> tuple[bool, float] | None:
     "(same number, similarity) when body `b` may be the body of table `f`, else None."
     sim = caption_similarity(f.caption, b.caption)
     same = f.number is not None and f.number == b.number
     return (same, sim) if (same and sim >= number_similarity) or sim >= min_similarity else None
 
+# %% ../../nbs/papers/02_tables.ipynb #85ed197b
 def _attach_one(p: Paper, bodies: list[TableBody], min_similarity: float, number_similarity: float,
                 prefer: tuple[str, ...]) -> tuple[Paper, int]:
     "Paper `p` with bodies attached to its tables, and how many bodies were used."
@@ -271,6 +291,7 @@ def _attach_one(p: Paper, bodies: list[TableBody], min_similarity: float, number
         floats[i] = replace(floats[i], body=b.markdown, body_source=b.source)
     return p.with_floats(floats), len(choice)
 
+# %% ../../nbs/papers/02_tables.ipynb #407e9d44
 def attach_bodies(papers: Iterable[Paper], # papers whose table captions get bodies
                   bodies: Iterable[TableBody], # candidate bodies of any papers and sources (matched within the same paper id)
                   min_similarity: float = 0.6, # least caption similarity for a body to match a table

@@ -56,6 +56,7 @@ __all__ = ['SOURCE_WORDS', 'TexError', 'read_source', 'find_main', 'cite_markers
 class TexError(ValueError):
     "A LaTeX source that `load_tex` cannot read; the message says why and what to do."
 
+# %% ../../nbs/papers/03d_tex.ipynb #173a6ff0
 class _Folder(Mapping):
     "The text files under a folder (never outside it: `\\input{../x}` finds nothing), read when asked for; iterating lists its `.tex` files."
     def __init__(self, root: Path): self.root = root
@@ -70,6 +71,7 @@ class _Folder(Mapping):
         return (p.relative_to(self.root).as_posix() for p in sorted(self.root.rglob("*.tex")) if p.is_file())
     def __len__(self) -> int: return sum(1 for _ in self)
 
+# %% ../../nbs/papers/03d_tex.ipynb #1642295b
 def _tar_files(data: bytes) -> dict[str, str]:
     "The text files of a tar archive by their normalised names."
     files = {}
@@ -79,6 +81,7 @@ def _tar_files(data: bytes) -> dict[str, str]:
                 if (t := _text(tf.extractfile(m).read())) is not None: files[posixpath.normpath(m.name)] = t
     return files
 
+# %% ../../nbs/papers/03d_tex.ipynb #a9f0e3f2
 def read_source(path: str | Path, # a folder, a .tar/.tar.gz/.tgz (an arXiv e-print), or a .tex file
                ) -> tuple[Mapping[str, str], str | None]:
     "The text files of a LaTeX source by name, and the main file when `path` names one (a .tex file)."
@@ -101,6 +104,7 @@ def read_source(path: str | Path, # a folder, a .tar/.tar.gz/.tgz (an arXiv e-pr
     name = re.sub(r"\.gz$", "", path.name, flags=re.I)
     return {name if name.lower().endswith(".tex") else name + ".tex": t}, None
 
+# %% ../../nbs/papers/03d_tex.ipynb #15b635b3
 def find_main(files: Mapping[str, str], # text files by name (`read_source`)
               where: str = "", # the source, for messages
              ) -> str:
@@ -123,6 +127,7 @@ _NODEF = re.compile(r"\\(?:(?:re|provide)?newcommand\*?|def)(?![A-Za-z])")
 _FLAT = re.compile(r"\\(?:maketitle|appendix|clearpage|newpage|centering|raggedright|noindent|small|footnotesize|"
                    r"scriptsize|tiny|large|Large|normalsize|medskip|bigskip|smallskip)(?![A-Za-z])")
 
+# %% ../../nbs/papers/03d_tex.ipynb #7aa70200
 def cite_markers(tex: str, # a LaTeX document
                 ) -> str:
     "`tex` with each `\\cite{a,b}` as `BIBREF0, BIBREF1` (numbered by first citation) and each `\\ref{x}` as `??`."
@@ -130,6 +135,7 @@ def cite_markers(tex: str, # a LaTeX document
     cite = lambda m: " " + ", ".join(f"BIBREF{keys.setdefault(k.strip(), len(keys))}" for k in m[1].split(",") if k.strip())
     return _REF.sub("??", _CITE.sub(cite, tex))
 
+# %% ../../nbs/papers/03d_tex.ipynb #cba776f1
 def _drop_args(s: str, pat: re.Pattern, n: int = 1) -> str:
     "`s` without each macro of `pat` and its arguments (`n`, or as many braced groups as follow for definitions)."
     while (m := pat.search(s)):
@@ -142,6 +148,7 @@ def _drop_args(s: str, pat: re.Pattern, n: int = 1) -> str:
         s = s[:m.start()] + s[end:]
     return s
 
+# %% ../../nbs/papers/03d_tex.ipynb #fb26b01f
 def tex_text(s: str, # a LaTeX fragment (macros already expanded, citations marked)
             ) -> str:
     "Plain text of a paragraph, a title or a caption."
@@ -153,6 +160,7 @@ _FLOATS = re.compile(r"\\begin\{((?:figure|sidewaysfigure|wrapfigure|table|sidew
 _SUBFIG = re.compile(r"\\begin\{(subfigure|minipage)\}.*?\\end\{\1\}", re.S)
 _CAP = re.compile(r"\\caption(?![A-Za-z])(?!\*)")
 
+# %% ../../nbs/papers/03d_tex.ipynb #f329ab4a
 def tex_floats(tex: str, # a LaTeX document (macros expanded, citations marked)
               ) -> list[Float]:
     "Captioned figures, then captioned tables (bodies as Markdown), numbered as LaTeX numbers them."
@@ -171,10 +179,12 @@ _LEVEL = {"section": 0, "subsection": 1, "subsubsection": 2}
 _BIB = re.compile(r"\\begin\{thebibliography\}.*?(?:\\end\{thebibliography\}|$)|\\(?:bibliography|printbibliography|nobibliography)(?![A-Za-z])(?:\s*\[[^\]]*\])?(?:\s*\{[^}]*\})?", re.S)
 _PARA = re.compile(r"\n[ \t]*\n\s*|\\par(?![A-Za-z])|\\item(?![A-Za-z])(?:\s*\[[^\]]*\])?")
 
+# %% ../../nbs/papers/03d_tex.ipynb #4b883fab
 def paragraphs(s: str) -> tuple[str, ...]:
     "The non-empty paragraphs of a body fragment, as text."
     return tuple(t for p in _PARA.split(s) if (t := tex_text(p)))
 
+# %% ../../nbs/papers/03d_tex.ipynb #29f84c42
 def tex_sections(body: str, # the document body (floats, abstract and bibliography already removed)
                 ) -> tuple[Section, ...]:
     "Sections of paragraphs, subsection names joined to their parents' with ` ::: `."
@@ -191,10 +201,12 @@ def tex_sections(body: str, # the document body (floats, abstract and bibliograp
 _ENV_ABSTRACT = re.compile(r"\\begin\{abstract\}(.*?)\\end\{abstract\}", re.S)
 _TITLE = re.compile(r"\\title(?![A-Za-z])")
 
+# %% ../../nbs/papers/03d_tex.ipynb #9d80ac67
 def _paper_id(path: Path) -> str:
     "The file or folder name without .tex, .tar, .tar.gz, .tgz or .gz."
     return re.sub(r"(\.tar\.gz|\.tgz|\.tar|\.tex|\.gz)$", "", path.name, flags=re.I) or path.name
 
+# %% ../../nbs/papers/03d_tex.ipynb #9a735fda
 def load_tex(path: str | Path, # a folder, a .tar/.tar.gz/.tgz (an arXiv e-print) or a .tex file
              paper_id: str | None = None, # the paper's id (None: the file or folder name without its extensions)
             ) -> Paper:
@@ -223,6 +235,7 @@ SOURCE_WORDS = 4  # consecutive words of a paragraph looked for in the source
 _SRC_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
 _SRC_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
 
+# %% ../../nbs/papers/03d_tex.ipynb #31e0ffe2
 def _word_index(files: Mapping[str, str]) -> dict[tuple[str, ...], list[tuple[str, int, int]]]:
     "Each run of `SOURCE_WORDS` lower-cased words of the `.tex` files -> its (file, word position, line) in order."
     out: dict = {}
@@ -233,6 +246,7 @@ def _word_index(files: Mapping[str, str]) -> dict[tuple[str, ...], list[tuple[st
         for i in range(len(ws) - SOURCE_WORDS + 1): out.setdefault(tuple(w for w, _ in ws[i:i + SOURCE_WORDS]), []).append((name, i, ws[i][1]))
     return out
 
+# %% ../../nbs/papers/03d_tex.ipynb #077ca2da
 def source_places(files: Mapping[str, str], # the source's text files by name (`read_source`)
                   paper: Paper, # the paper read from them
                  ) -> tuple[Place, ...]:

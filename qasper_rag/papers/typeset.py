@@ -29,6 +29,7 @@ def _hyphenator(word: str) -> list[tuple[str, str]]:
     if len(word) < 7 or not word.isalpha() or not word[1:].islower(): return []
     return [(word[:i], word[i:]) for i in range(len(word) - 3, 2, -1)]
 
+# %% ../../nbs/papers/03c_typeset.ipynb #faf9a426
 def _fonts(font: str | Path | None) -> tuple[str, str]:
     "Regular and bold font names: Times, or a TrueType file (and its `-Bold` sibling when there is one) registered."
     if font is None: return "Times-Roman", "Times-Bold"
@@ -54,6 +55,7 @@ def _styles(font: str | Path | None, hyphenate: bool) -> dict:
                 ref=S("ref", fontName=reg, fontSize=9, leading=11, leftIndent=10, firstLineIndent=-10, spaceAfter=3),
                 header=reg)
 
+# %% ../../nbs/papers/03c_typeset.ipynb #6bc5b298
 def _opened(names: list[str]) -> list[list[tuple[int, str]]]:
     "For each section name (`A ::: B`), the (depth, name) of the headings it opens: its own and those of parents not open yet."
     out, open_ = [], []
@@ -63,6 +65,7 @@ def _opened(names: list[str]) -> list[list[tuple[int, str]]]:
         out.append([(d, parts[d]) for d in range(min(k, len(parts) - 1), len(parts))]); open_ = parts  # the same name again is a new section at its level
     return out
 
+# %% ../../nbs/papers/03c_typeset.ipynb #6dcf1f45
 def _headings(names: list[str]) -> list[list[str]]:
     "For each section name (`A ::: B`), the numbered headings it opens: its own and those of parents not open yet."
     out, num = [], []
@@ -73,6 +76,7 @@ def _headings(names: list[str]) -> list[list[str]]:
             out[-1].append(f"{'.'.join(map(str, num))} {name}")
     return out
 
+# %% ../../nbs/papers/03c_typeset.ipynb #b084419d
 def _cited(para: str, floats: list[Float]) -> list[Float]:
     "The floats that `para` cites (`Table 2`, `Figure 3`): a typesetter places them after it."
     return [f for f in floats if f.number is not None and re.search(rf"\b{f.kind.title()}\s+{f.number}\b", para)]
@@ -128,6 +132,7 @@ def typeset_pdf(paper: Paper, # the paper to lay out
 class TypesetError(RuntimeError):
     "A paper that could not be typeset; the message says why and what to do."
 
+# %% ../../nbs/papers/03c_typeset.ipynb #c078ded3
 # characters pdflatex sets with inputenc (utf8), fontenc (T1), textcomp and lmodern, checked one by one
 LATEX_CHARS = frozenset(map(chr, range(32, 127))) | frozenset(chr(i) for i in range(0xA1, 0x100) if i != 0xAD) | frozenset(
     "ıńŞşĞğİŁłŒœŠšŸŽžĆćČčĘęĚěŃŇňŘřŚśŤťŮůŹźŻżĄąŐőŰű–—‘’“”†‡•…→◦‰‹›„‚")
@@ -136,10 +141,12 @@ _TEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "
                 ">": r"\textgreater{}", "|": r"\textbar{}", "'": r"\textquotesingle{}", "`": r"\textasciigrave{}",
                 "-": "-{}"}  # no -- or --- ligature: a hyphen stays a hyphen
 
+# %% ../../nbs/papers/03c_typeset.ipynb #5e03bf2a
 def latex_settable(text: str) -> bool:
     "True if `typeset_latex` sets every character of `text` (white space aside) as itself."
     return all(c.isspace() or c in LATEX_CHARS for c in text)
 
+# %% ../../nbs/papers/03c_typeset.ipynb #dcb8afda
 def latex_escape(text: str) -> str:
     "`text` as LaTeX that prints it literally (white space collapsed; a character pdflatex cannot set becomes `?`)."
     return "".join(_TEX_SPECIAL.get(c, c if c in LATEX_CHARS else "?") for c in re.sub(r"\s+", " ", text).strip())
@@ -147,6 +154,7 @@ def latex_escape(text: str) -> str:
 # %% ../../nbs/papers/03c_typeset.ipynb #b745b542
 _LEVELS = ("section", "subsection", "subsubsection", "paragraph")
 
+# %% ../../nbs/papers/03c_typeset.ipynb #733312b6
 def _latex_tabular(body: str) -> str:
     "A Markdown pipe table as a `tabular` between rules, its first row the header, shrunk to the column's width when wider."
     _, header, body_rows = parse_markdown_tables(body)[0]
@@ -156,6 +164,7 @@ def _latex_tabular(body: str) -> str:
     return (r"{\centering\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{\begin{tabular}{" + "l" * n + "}\n\\hline\n"
             + "\n".join([row(rows[0]), r"\hline", *map(row, rows[1:]), r"\hline"]) + "\n\\end{tabular}}\\par}")
 
+# %% ../../nbs/papers/03c_typeset.ipynb #968599e0
 def _latex_float(f: Float) -> str:
     """A figure (an empty box, caption below), a table with a body (its `tabular`, caption below, as ACL papers set them) or
     a table without one (caption above a box), with its own number, floated to the top or bottom of a column."""
@@ -168,6 +177,7 @@ def _latex_float(f: Float) -> str:
     if env == "table" and f.body: box = _latex_tabular(f.body)
     return "\n".join([rf"\begin{{{env}}}[tb]", *([box, r"\medskip", cap] if below else [cap, r"\medskip", box]), rf"\end{{{env}}}"])
 
+# %% ../../nbs/papers/03c_typeset.ipynb #7905bf05
 def latex_source(paper: Paper, # the paper to lay out
                  references: Sequence[str] = (), # entries of the reference list (none: no list)
                  header: str | None = None, # running header (None: the title's first 60 characters; "": none)
@@ -190,6 +200,7 @@ def latex_source(paper: Paper, # the paper to lay out
     if references: out += [r"\begin{thebibliography}{99}", *(rf"\bibitem{{r{i}}} {latex_escape(r)}" for i, r in enumerate(references)), r"\end{thebibliography}"]
     return "\n".join(out + [r"\end{document}", ""])
 
+# %% ../../nbs/papers/03c_typeset.ipynb #6f7dacf1
 def typeset_latex(paper: Paper, # the paper to lay out
                   path: str | Path, # the PDF to write
                   references: Sequence[str] = (), # entries of the reference list (none: no list)

@@ -54,6 +54,7 @@ Write one question per line, with no numbering and no answers."""
 WHAT_TEXT = " (about numbers, datasets, baselines, methods, results or definitions it gives)"
 WHAT_FLOAT = " (about the numbers, models or datasets of this table or figure)"
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #657688b6
 def question_messages(chunk: Chunk, # the chunk questions are written for
                       title: str, # its paper's title
                       n: int = 3, # questions wanted
@@ -62,8 +63,10 @@ def question_messages(chunk: Chunk, # the chunk questions are written for
     what = WHAT_FLOAT if chunk.kind in ("table", "figure") else WHAT_TEXT
     return [{"role": "user", "content": QUESTION_PROMPT.format(title=title, section=chunk.section or "Abstract", text=chunk.body, n=n, what=what)}]
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #79863473
 _NUM = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|q\d*[.:]|question\s*\d*[.:])\s*", re.I)
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #c9893884
 def parse_questions(text: str, # the LLM's reply
                     n: int = 3, # most questions kept
                    ) -> list[str]:
@@ -99,6 +102,7 @@ class AdaptConfig:
 
     def to_dict(self) -> dict: return dataclasses.asdict(self)
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #a09fd93e
 def choose_chunks(chunked: Sequence[tuple[Paper, list[Chunk]]], # each paper with its chunks
                   max_chunks: int | None, # how many (None: all)
                   seed: int = 0, # the sample's seed
@@ -125,6 +129,7 @@ def round_trip(retriever, # a `retrieval.Retriever` (in-paper scope)
     rank = ids.index(source_id) + 1 if source_id in ids else None
     return rank, [i for i in ids if i != source_id][:negatives]
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #935e0d91
 def best_window(embedder, # the bi-encoder (its `windows` cut a chunk the way `mean` mode embeds it)
                 text: str, # the chunk's text
                 question: str, # the question
@@ -143,6 +148,7 @@ def _done(path: Path) -> dict[str, dict]:
     if (n := len(bad) + torn + len(rows) - len(out)): say(f"{path}: {n} damaged line(s) dropped (an interrupted write?); their chunks get questions again")
     return out
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #a972eabb
 def generate_questions(corpus: QasperCorpus, # the papers whose chunks get questions
                        out: str | Path, # the run folder (questions.jsonl is appended to)
                        config: AdaptConfig = AdaptConfig(), # the settings
@@ -200,17 +206,20 @@ def training_triples(corpus: QasperCorpus, # the papers
                 if n in by_id: out.append((q["text"], best_window(embedder, pos.text, q["text"]), best_window(embedder, by_id[n].text, q["text"])))
     return out
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #e13b84c7
 def _base_path(config: AdaptConfig) -> str:
     "The base model both trainers start from: the embedded MiniLM's folder, or `config.base` (a folder or Hub id)."
     from qasper_rag.core.tokens import minilm_path
     return str(minilm_path() if config.base == "minilm" else config.base)
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #f7b43d26
 def _training_args(args_class, out: Path, config: AdaptConfig, epochs: int, learning_rate: float, progress: bool, **extra):
     "The trainers' shared settings: CPU, the recorded seed for data and weights, no checkpoints kept, logs every 10 steps."
     return args_class(output_dir=str(out.parent/"checkpoints"), num_train_epochs=epochs, per_device_train_batch_size=config.batch_size,
                       learning_rate=learning_rate, warmup_ratio=config.warmup_ratio, seed=config.seed, data_seed=config.seed,
                       save_strategy="no", report_to=[], logging_steps=10, disable_tqdm=not progress, use_cpu=True, **extra)
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #5ead6da4
 def train_bi_encoder(triples: Sequence[tuple[str, str, str]], # (question, positive, negative)
                      out: str | Path, # the folder the trained model is saved to
                      config: AdaptConfig = AdaptConfig(), # epochs, batch size, learning rate, warmup, seed, base model
@@ -241,6 +250,7 @@ def cross_pairs(triples: Sequence[tuple[str, str, str]], # (question, positive, 
             if (q, text) not in seen: seen.add((q, text)); out.append((q, text, y))
     return out
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #d60137d8
 def train_cross_encoder(triples: Sequence[tuple[str, str, str]], # (question, positive, negative)
                         out: str | Path, # the folder the trained reranker is saved to
                         config: AdaptConfig = AdaptConfig(), # base model, cross_epochs, cross_max_length, batch size, cross_learning_rate, warmup, seed
@@ -272,15 +282,18 @@ QUESTION_SETTINGS = ("generator", "questions_per_chunk", "retrieval", "keep_top"
 BI_SETTINGS = ("base", "epochs", "batch_size", "learning_rate", "warmup_ratio", "seed")
 CROSS_SETTINGS = ("base", "cross_epochs", "cross_max_length", "batch_size", "cross_learning_rate", "warmup_ratio", "seed")
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #03f8da95
 def _inputs_sha256(triples: Sequence[tuple[str, str, str]], config: AdaptConfig, keys: Sequence[str]) -> str:
     "A fingerprint of what a training step reads: its triples and its settings."
     return hashlib.sha256(json.dumps([list(map(list, triples)), {k: getattr(config, k) for k in keys}]).encode()).hexdigest()
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #45d95190
 def _trained(step: dict | None, folder: Path, inputs: str) -> bool:
     "Is `folder` the model `step` recorded, trained on the same inputs? (Then a rerun keeps it.)"
     return bool(step) and step.get("inputs_sha256") == inputs and (folder/"model.safetensors").is_file() \
         and sha256_file(folder/"model.safetensors") == step.get("weights_sha256")
 
+# %% ../../nbs/retrieve/11a_adapt.ipynb #b9b0fbd5
 def adapt(data: str | Path, # QASPER file(s) whose papers' text is used (their questions are not)
           out: str | Path, # the run folder: questions.jsonl, bi-encoder/, cross-encoder/, manifest.json
           config: AdaptConfig = AdaptConfig(), # the settings

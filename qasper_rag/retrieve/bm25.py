@@ -54,6 +54,7 @@ def _porter():
     from nltk.stem.porter import PorterStemmer
     return PorterStemmer()
 
+# %% ../../nbs/retrieve/05_bm25.ipynb #f4f533c1
 @lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
     "Porter stem of one lowercase word (cached)."
@@ -64,6 +65,7 @@ _JOIN = r"(?:[-\u2010\u2011]|(?<=\d)\.(?=\d)|(?<=\d),(?=\d{3}(?!\d)))"
 _TOKEN = re.compile(rf"(?:(?<![\w.])\.(?=\d))?[^\W_]+(?:{_JOIN}[^\W_]+)*")
 _SCI = re.compile(r"\d+(?:\.\d+)?e-?\d+")
 
+# %% ../../nbs/retrieve/05_bm25.ipynb #ae221245
 def _terms(tok: str) -> list[str]:
     "The index terms of one raw token: itself, and its parts when hyphenated."
     tok = re.sub(r"[\u2010\u2011]", "-", tok.replace(",", ""))
@@ -71,6 +73,7 @@ def _terms(tok: str) -> list[str]:
     if "-" not in tok or _SCI.fullmatch(tok): return [tok]
     return [tok, *tok.split("-")]
 
+# %% ../../nbs/retrieve/05_bm25.ipynb #fa973a32
 def bm25_tokenize(text: str) -> list[str]:
     "Lowercased word tokens, NLTK English stopwords removed, Porter-stemmed; numbers and hyphenated terms kept."
     return [stem(t) for m in _TOKEN.finditer(text.lower()) for t in _terms(m.group()) if t not in STOPWORDS]
@@ -84,6 +87,7 @@ FORMAT_VERSION = 1  # layout of a saved index
 TOKENIZER_VERSION = 1  # bump when `bm25_tokenize` changes, so stale saved indexes are refused
 DEFAULT_TOKENIZER = "qasper_rag.retrieve.bm25:bm25_tokenize"
 
+# %% ../../nbs/retrieve/05_bm25.ipynb #09b1896f
 class _LuceneOkapi(BM25Okapi):
     "`rank_bm25`'s Okapi scoring with Lucene's IDF, which is never negative."
     def _calc_idf(self, nd: dict[str, int]):
@@ -141,6 +145,7 @@ def scores(self: BM25Index, query: str) -> np.ndarray:
     if self.backend == "rank_bm25": return np.asarray(self._engine.get_scores(q), dtype=np.float64)
     return self._engine.get_scores_from_ids([self.vocab[t] for t in q]).astype(np.float64) * (self.k1 + 1)
 
+# %% ../../nbs/retrieve/05_bm25.ipynb #1ba9daf5
 @patch
 def search(self: BM25Index, query: str, k: int = 10) -> list[tuple[str, float]]:
     "The `k` best `(id, score)` pairs, best first, ties in corpus order; documents scoring 0 are left out."
@@ -152,6 +157,7 @@ def _tokenizer_name(f: Callable) -> str:
     "How a tokenizer is named in params.json."
     return DEFAULT_TOKENIZER if f is bm25_tokenize else f"{f.__module__}:{f.__qualname__}"
 
+# %% ../../nbs/retrieve/05_bm25.ipynb #e22a1f71
 def _tokenizer_from(name: str) -> Callable[[str], list[str]]:
     "The tokenizer named `name` in params.json."
     if name == DEFAULT_TOKENIZER: return bm25_tokenize

@@ -36,6 +36,7 @@ class RelevanceScorer(Protocol):
               passages: Sequence[str], # the passage texts, one score each
              ) -> np.ndarray: ...
 
+# %% ../../nbs/retrieve/09_crag.ipynb #5689108e
 class EmbeddingRelevance:
     "Cosine similarity of question and passage embeddings (any embedder with encode_query / encode_documents)."
     def __init__(self, embedder):
@@ -47,6 +48,7 @@ class EmbeddingRelevance:
         if not len(passages): return np.zeros(0, dtype=np.float32)
         return self.embedder.encode_documents(list(passages)) @ self.embedder.encode_query([question])[0]
 
+# %% ../../nbs/retrieve/09_crag.ipynb #70aaf317
 class CrossEncoderRelevance:
     "CRAG relevance from a cross-encoder (`cross_encoder.CrossEncoderReranker`: a folder or Hub id; a long passage scores as its best window), in [0, 1]."
     def __init__(self, model: str | Path, device: str = "cpu"):
@@ -64,12 +66,13 @@ RELEVANCE_SYSTEM = "You judge whether a passage from a scientific paper helps an
 RELEVANCE_PROMPT = ("Question: {question}\n\nPassage:\n{passage}\n\n"
                     "Does this passage contain information needed to answer the question? Answer Yes or No.")
 
+# %% ../../nbs/retrieve/09_crag.ipynb #08c54c25
 class LLMRelevance:
     "The generator as a pointwise relevance scorer: P(Yes) that a passage helps answer the question; cached."
     def __init__(self, generator, # anything with `name` and `yes_probability(messages)` (qasper_rag.core.generate)
                  cache: str | Path | None = None, # JSON-lines file of earlier scores (appended)
                 ):
-        from qasper_rag.core.generate import ProbabilityCache
+        from qasper_rag.core.llm import ProbabilityCache
         self.gen, self.name, self.cache, self.calls = generator, f"llm:{generator.name}", ProbabilityCache(cache), 0
 
     def messages(self, question: str, # the question the passage should answer
@@ -99,6 +102,7 @@ class LLMRelevance:
 # %% ../../nbs/retrieve/09_crag.ipynb #d10b5896
 Label = Literal["Correct", "Ambiguous", "Incorrect"]
 
+# %% ../../nbs/retrieve/09_crag.ipynb #da2854ae
 @dataclass(frozen=True)
 class CragConfig:
     "CRAG settings: thresholds on the relevance score, and what to do with the labels."
@@ -107,6 +111,7 @@ class CragConfig:
     lower: float = 0.15  # score < lower: Incorrect
     scorer: str = "embedding"  # "embedding" (the retriever's dense model) or a cross-encoder id/path
 
+# %% ../../nbs/retrieve/09_crag.ipynb #2043f553
 def label(score: float, # relevance score of one passage
           cfg: CragConfig = CragConfig(), # thresholds: `upper` and above is Correct, below `lower` Incorrect, between Ambiguous
          ) -> Label:
@@ -122,12 +127,15 @@ class Labelled:
     label: Label
     refined: str | None = None
 
+# %% ../../nbs/retrieve/09_crag.ipynb #c56bc04f
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9$\\(\[])")
 
+# %% ../../nbs/retrieve/09_crag.ipynb #67499e1c
 def sentences(text: str) -> list[str]:
     "A light sentence split for refinement strips (abbreviation-safe splitting is not needed here)."
     return [s for s in _SENT.split(text.strip()) if s.strip()]
 
+# %% ../../nbs/retrieve/09_crag.ipynb #2938e6a2
 def apply_crag(question: str, # the question the passages are scored against
                ids: Sequence[str], # passage ids; the kept ones come back in this order
                texts: Sequence[str], # their texts, aligned with `ids`

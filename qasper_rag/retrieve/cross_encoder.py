@@ -66,6 +66,7 @@ class CrossEncoderReranker:
 # %% ../../nbs/retrieve/07a_cross_encoder.ipynb #d8de3209
 CROSS_DIR = "cross-encoder"  # the trained reranker's folder inside an adaptation run folder (`adapt` writes it)
 
+# %% ../../nbs/retrieve/07a_cross_encoder.ipynb #7779ef08
 def load_cross_encoder(spec: str = "adapted", # "adapted" (the cross-encoder of `adapted_dir()`), a run folder's cross-encoder, a model folder or a Hub id
                        **kw, # passed to `CrossEncoderReranker`
                       ) -> CrossEncoderReranker:

@@ -41,11 +41,13 @@ __all__ = ['LongText', 'SPECTER2_BASE', 'SPECTER2_ADAPTER', 'MODEL_DIR', 'IndexK
 # %% ../../nbs/retrieve/06_dense.ipynb #7be919c5
 LongText = Literal["truncate", "mean"]
 
+# %% ../../nbs/retrieve/06_dense.ipynb #14037555
 def l2_normalize(v: np.ndarray) -> np.ndarray:
     "Rows scaled to unit length as float32 (zero rows stay zero)."
     v = np.asarray(v, dtype=np.float32)
     return (v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)).astype(np.float32)
 
+# %% ../../nbs/retrieve/06_dense.ipynb #ba23f50d
 def _check_mode(mode: str) -> LongText:
     if mode not in ("truncate", "mean"): raise ValueError(f"long_text must be 'truncate' or 'mean', not {mode!r}")
     return mode
@@ -95,6 +97,7 @@ def windows(self: Embedder, text: str) -> list[str]:
         out.append(text[offs[s][0]:offs[min(s + size, len(offs)) - 1][1]])
     return out
 
+# %% ../../nbs/retrieve/06_dense.ipynb #5e66975a
 @patch
 def encode_documents(self: Embedder, texts: list[str], # the documents (chunk texts)
                      progress: bool | None = None, # a progress bar (None: for `progress_min` texts or more)
@@ -112,6 +115,7 @@ def encode_documents(self: Embedder, texts: list[str], # the documents (chunk te
 # %% ../../nbs/retrieve/06_dense.ipynb #fe9c820f
 def _offline() -> bool: return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
 
+# %% ../../nbs/retrieve/06_dense.ipynb #40d55c4a
 def pick_device(device: str | None = None) -> str:
     "`cpu` unless CUDA is asked for (`cuda`, `cuda:N`, or `auto`) and available."
     if device in (None, "cpu"): return "cpu"
@@ -152,6 +156,7 @@ _all_ = ['ModelPartsError', 'reassemble_parts', 'default_model_dir', 'mpnet_part
 SPECTER2_BASE, SPECTER2_ADAPTER = "allenai/specter2_base", "allenai/specter2"
 _CHUNK_PREFIX = re.compile(r"^Title: (.*?)\. Section: (.*?)\. ", re.S)
 
+# %% ../../nbs/retrieve/06_dense.ipynb #297d044a
 def specter2_document(text: str, # a chunk's text, starting with its `Title: ... Section: ...` prefix
                       sep: str = "[SEP]", # put between title and text (the tokenizer's sep token)
                      ) -> str:
@@ -202,6 +207,7 @@ def load_embedder(spec: str | Path = "minilm", **kw) -> Embedder:
 # %% ../../nbs/retrieve/06_dense.ipynb #375841af
 MODEL_DIR = "bi-encoder"  # the trained model's folder inside an adaptation run folder (`adapt` writes it)
 
+# %% ../../nbs/retrieve/06_dense.ipynb #0f8509f6
 def load_adapted(run: str | Path | None = None, # an adaptation run folder (None: `env.adapted_dir()`)
                  **kw, # passed to `SentenceTransformerEmbedder`
                 ) -> SentenceTransformerEmbedder:
@@ -224,10 +230,12 @@ ANN_DEFAULTS: dict[str, dict[str, int | None]] = {  # each kind's settings, with
     "ivfpq": {"nlist": None, "m": None, "nbits": 8, "nprobe": 16, "refine": 4},
 }
 
+# %% ../../nbs/retrieve/06_dense.ipynb #f13b1001
 def _check_kind(kind: str) -> IndexKind:
     if kind not in ANN_DEFAULTS: raise ValueError(f"unknown index kind {kind!r}; known: {', '.join(ANN_DEFAULTS)}")
     return kind
 
+# %% ../../nbs/retrieve/06_dense.ipynb #8034cd1f
 def ann_params(kind: IndexKind = "flat", # "flat" (exact), "hnsw" or "ivfpq" (approximate)
                dim: int = 0, # the vectors' dimension (`m` must divide it)
                **settings: int | None, # the kind's settings, over its `ANN_DEFAULTS`
@@ -242,6 +250,7 @@ def ann_params(kind: IndexKind = "flat", # "flat" (exact), "hnsw" or "ivfpq" (ap
         if dim % p["m"]: raise ValueError(f"ivfpq: m={p['m']} subquantizers must divide the dimension {dim}")
     return p
 
+# %% ../../nbs/retrieve/06_dense.ipynb #00bab600
 def faiss_index(params: dict, # an index's params: `dim`, and `kind` with its settings (no kind: flat)
                 n: int, # how many vectors it is made for (sizes an ivfpq index, which trains on them)
                ) -> faiss.Index:
@@ -263,6 +272,7 @@ def faiss_index(params: dict, # an index's params: `dim`, and `kind` with its se
 # %% ../../nbs/retrieve/06_dense.ipynb #66d5d7d5
 INDEX_VERSION = 1
 
+# %% ../../nbs/retrieve/06_dense.ipynb #c55a0b62
 class DenseIndex:
     "Inner-product search over unit vectors by string id: exact (FAISS `IndexFlatIP`), or approximate (HNSW, IVF-PQ)."
     def __init__(self, embedder: Embedder | None = None, # embeds texts and queries (None: vectors only)
@@ -299,10 +309,12 @@ def add(self: DenseIndex, vectors: np.ndarray, ids: Sequence[str]) -> DenseIndex
     if self._faiss is not None: self._faiss.add(v)  # an ivfpq index keeps the training it had
     return self
 
+# %% ../../nbs/retrieve/06_dense.ipynb #4b2dc513
 def _training_sample(v: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
     "At most `n` rows of `v`, drawn without replacement (k-means needs tens per cell, not the whole corpus)."
     return v if len(v) <= n else v[np.sort(np.random.default_rng(seed).choice(len(v), n, replace=False))]
 
+# %% ../../nbs/retrieve/06_dense.ipynb #55917a4d
 @patch
 def _ann(self: DenseIndex) -> faiss.Index:
     "The FAISS index of `vectors`, made on first use (an ivfpq one trained on them, its `nlist` recorded in params)."
@@ -315,6 +327,7 @@ def _ann(self: DenseIndex) -> faiss.Index:
         self._faiss = ix
     return self._faiss
 
+# %% ../../nbs/retrieve/06_dense.ipynb #23e093ff
 @patch
 def index(self: DenseIndex, texts: Sequence[str], ids: Sequence[str], cache: VectorCache | None = None) -> DenseIndex:
     "Embed `texts` as documents (through `cache` when given) and add them under `ids`."
@@ -333,6 +346,7 @@ def _query(self: DenseIndex, query: str | np.ndarray) -> np.ndarray:
     if q.shape[0] != self.dim: raise ValueError(f"query of dim {q.shape[0]}, index of dim {self.dim}")
     return q
 
+# %% ../../nbs/retrieve/06_dense.ipynb #5e0eb705
 @patch
 def scores(self: DenseIndex, query: str | np.ndarray, ids: Sequence[str] | None = None) -> np.ndarray:
     "Cosine of `query` with every document, or with `ids` in that order."
@@ -341,6 +355,7 @@ def scores(self: DenseIndex, query: str | np.ndarray, ids: Sequence[str] | None 
     try: return self.vectors[[self._pos[i] for i in ids]] @ q
     except KeyError as e: raise KeyError(f"id {e.args[0]!r} is not in the index") from None
 
+# %% ../../nbs/retrieve/06_dense.ipynb #dd15e136
 @patch
 def search(self: DenseIndex, query: str | np.ndarray, k: int = 10, ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
     "The `k` best `(id, score)` pairs, best first, by the index's kind; `ids` limits the (exact) search to those documents."
@@ -374,6 +389,7 @@ def save(self: DenseIndex, folder: str | Path) -> Path:
     self.folder = folder
     return folder
 
+# %% ../../nbs/retrieve/06_dense.ipynb #00db3c6e
 @patch(cls_method=True)
 def load(cls: DenseIndex, folder: str | Path, embedder: Embedder | None = None) -> DenseIndex:
     "An index saved by `save`; `embedder` (to embed text queries) must be the one it was built with."
@@ -399,6 +415,7 @@ def text_sha1(text: str) -> str:
     "SHA-1 of the UTF-8 text: the cache key of a chunk's vector."
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
+# %% ../../nbs/retrieve/06_dense.ipynb #5d1ecc08
 class VectorCache:
     "One vector per (embedder name, long-text mode, SHA-1 of the text), in a SQLite file in `folder`."
     def __init__(self, folder: str | Path):
@@ -441,6 +458,7 @@ def default_index_dir() -> Path:
     "Where dense indexes and the vector cache live: `$QASPER_INDEX`, else `data/indexes` in the project."
     return Path(env("QASPER_INDEX") or project_root()/"data"/"indexes")
 
+# %% ../../nbs/retrieve/06_dense.ipynb #3358ac55
 def index_name(embedder: Embedder, # the embedder: its name, long-text mode and max tokens go into the name
                chunker_key: str, # the chunker's settings (`ChunkerConfig.key()`)
                ids: Sequence[str] = (), # the chunk ids indexed
@@ -456,6 +474,7 @@ def index_name(embedder: Embedder, # the embedder: its name, long-text mode and 
     slug = lambda s: re.sub(r"[^A-Za-z0-9]+", "_", s).strip("_")
     return f"{slug(embedder.name.split(':')[0])}-{embedder.long_text}-{slug(chunker_key) or 'chunks'}{'' if kind == 'flat' else '-' + kind}-{h}"
 
+# %% ../../nbs/retrieve/06_dense.ipynb #7d7c4ec6
 def build_index(embedder: Embedder, # encodes the chunks
                 chunks: Sequence[Chunk], # the chunks to index
                 chunker_key: str = "", # the chunker's settings (`ChunkerConfig.key()`), part of the index name

@@ -42,10 +42,12 @@ def _np(x: Any) -> np.ndarray:
     if hasattr(x, "detach"): x = x.detach().float().cpu().numpy()
     return np.asarray(x, dtype=np.float32)
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #793411fb
 def _check(q: np.ndarray, d: np.ndarray):
     if q.ndim != 2 or d.ndim != 2: raise ValueError(f"MaxSim needs 2-d token matrices, got query {q.shape} and document {d.shape}")
     if len(d) and q.shape[1] != d.shape[1]: raise ValueError(f"dimension mismatch: query vectors {q.shape[1]}-d, document vectors {d.shape[1]}-d")
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #12fc2e6d
 def maxsim(q: Any, # query token vectors [nq, dim] (numpy or torch)
            d: Any, # document token vectors [nd, dim] (numpy or torch)
            d_mask: Any | None = None, # [nd] booleans: True for document tokens that take part
@@ -82,6 +84,7 @@ class RerankResult:
     score: float
     rank: int
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #095be9da
 def rank_by_score(ids: Sequence[str], # candidate ids
                   scores: Sequence[float], # one score per id, higher is better
                   k: int | None = None, # keep the first `k` (None: all)
@@ -96,6 +99,7 @@ def text_key(text: str) -> str:
     "Cache key of a passage: SHA-1 of its UTF-8 text."
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #8e7e28e8
 class LateInteractionScorer:
     "Base of late-interaction rerankers: token vectors of queries and passages, scored by MaxSim."
     name: str = "late-interaction"
@@ -131,6 +135,7 @@ def encode_passages(self: LateInteractionScorer, passages: Sequence[str]) -> lis
         self.encoded += len(batch)
     return [got[k] for k in keys]
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #1f24ad5f
 @patch
 def score(self: LateInteractionScorer, query: str, # the query text (a question)
           passages: Sequence[str], # the passages to score
@@ -138,6 +143,7 @@ def score(self: LateInteractionScorer, query: str, # the query text (a question)
     "MaxSim score of every passage for `query`."
     return maxsim_batch(self.encode_query(query), self.encode_passages(passages))
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #dc940620
 @patch
 def rerank(self: LateInteractionScorer, query: str, ids: Sequence[str], passages: Sequence[str],
             k: int | None = None) -> list[RerankResult]:
@@ -151,6 +157,7 @@ def punctuation_ids(tokenizer: Any) -> set[int]:
     ids = {i for c in string.punctuation for i in tokenizer.encode(c, add_special_tokens=False)[:1]}
     return ids - {tokenizer.unk_token_id}
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #12a44995
 def _state_dict(folder: Path) -> dict:
     "Weights of a checkpoint folder: `model.safetensors`, else `pytorch_model.bin`."
     if (folder/"model.safetensors").exists():
@@ -212,6 +219,7 @@ def _ids(self: ColBERTScorer, texts: Sequence[str], marker: int, maxlen: int) ->
     enc = t(list(texts), add_special_tokens=False, truncation=True, max_length=maxlen - 3)["input_ids"]
     return [[t.cls_token_id, marker, *e, t.sep_token_id] for e in enc]
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #6e3bed22
 @patch
 def query_ids(self: ColBERTScorer, queries: Sequence[str]) -> tuple[Any, Any]:
     "Input ids and attention mask of queries, padded with [MASK] to `query_maxlen` (query augmentation)."
@@ -222,6 +230,7 @@ def query_ids(self: ColBERTScorer, queries: Sequence[str]) -> tuple[Any, Any]:
     att = [[1] * len(s) + [int(self.attend)] * (L - len(s)) for s in seqs]
     return torch.tensor(ids), torch.tensor(att)
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #ae6dbec5
 @patch
 def doc_ids(self: ColBERTScorer, texts: Sequence[str]) -> tuple[Any, Any]:
     "Input ids and attention mask of documents, cut at `doc_maxlen`, padded with [PAD] to the longest."
@@ -236,6 +245,7 @@ def _isin(ids: Any, values: set[int]) -> Any:
     import torch
     return torch.isin(ids, torch.tensor(sorted(values), dtype=ids.dtype)) if values else torch.zeros_like(ids, dtype=torch.bool)
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #f489285e
 @patch
 def vectors(self: ColBERTScorer, ids: Any, att: Any) -> Any:
     "L2-normalised projected token vectors [batch, length, dim]."
@@ -244,12 +254,14 @@ def vectors(self: ColBERTScorer, ids: Any, att: Any) -> Any:
         h = self.bert(input_ids=ids.to(self.device), attention_mask=att.to(self.device)).last_hidden_state
         return torch.nn.functional.normalize(self.linear(h), p=2, dim=-1).float().cpu()
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #f145ab2f
 @patch
 def encode_query(self: ColBERTScorer, query: str, # the query text (a question)
                 ) -> np.ndarray:
     "The `query_maxlen` token vectors of a query, [MASK] slots included."
     return self.vectors(*self.query_ids([query]))[0].numpy()
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #3032560b
 @patch
 def _encode_batch(self: ColBERTScorer, texts: list[str]) -> list[np.ndarray]:
     "Token vectors of documents without padding and punctuation."
@@ -261,6 +273,7 @@ def _encode_batch(self: ColBERTScorer, texts: list[str]) -> list[np.ndarray]:
 # %% ../../nbs/retrieve/07_late_interaction.ipynb #d2ce56e9
 STANDIN_NAME = "maxsim:all-MiniLM-L6-v2 (stand-in, not ColBERT)"
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #1c29e0b2
 class TokenMaxSimScorer(LateInteractionScorer):
     "MaxSim over the contextual token vectors of a sentence-embedding model (offline stand-in for ColBERT)."
     def __init__(self, model_path: str | Path | None = None, # model folder; None: the shipped all-MiniLM-L6-v2
@@ -285,6 +298,7 @@ def windows(self: TokenMaxSimScorer, text: str) -> list[list[int]]:
     ids = t(text, add_special_tokens=False, truncation=False, verbose=False)["input_ids"] or []
     return [[t.cls_token_id, *ids[i:i + n], t.sep_token_id] for i in range(0, max(len(ids), 1), n)]
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #34209f46
 @patch
 def forward(self: TokenMaxSimScorer, seqs: list[list[int]]) -> list[np.ndarray]:
     "Normalised vectors of the kept tokens (no special tokens, padding or punctuation) of each window."
@@ -305,6 +319,7 @@ def encode_query(self: TokenMaxSimScorer, query: str, # the query text (a questi
     "Token vectors of the query (its first window)."
     return self.forward(self.windows(query)[:1])[0]
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #038e438c
 @patch
 def _encode_batch(self: TokenMaxSimScorer, texts: list[str]) -> list[np.ndarray]:
     "Token vectors of each text: the kept tokens of all its windows, stacked."
@@ -316,6 +331,7 @@ def _encode_batch(self: TokenMaxSimScorer, texts: list[str]) -> list[np.ndarray]
 # %% ../../nbs/retrieve/07_late_interaction.ipynb #866d06eb
 COLBERT_HUB_ID = "colbert-ir/colbertv2.0"
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #cfb45313
 def _snapshot(repo_id: str) -> Path:
     "A local folder holding the hub repository `repo_id` (downloaded once, then cached)."
     base = ["*.json", "*.txt", "*.metadata"]
@@ -327,6 +343,7 @@ def _snapshot(repo_id: str) -> Path:
         raise RuntimeError(f"cannot fetch {repo_id} from the Hugging Face Hub ({type(e).__name__}). Offline? Copy the checkpoint "
                            "folder here and pass its path, or use load_late_interaction('minilm-maxsim') (a stand-in, not ColBERT)") from None
 
+# %% ../../nbs/retrieve/07_late_interaction.ipynb #e3444ea8
 def load_late_interaction(name: str = "minilm-maxsim", # "colbertv2", "minilm-maxsim", or a ColBERT checkpoint folder
                           device: str = "cpu", # torch device, e.g. cpu or cuda
                           **kwargs, # passed to the scorer (`TokenMaxSimScorer` or `ColBERTScorer`)

@@ -50,6 +50,7 @@ class Context:
     ranked_ids: tuple[str, ...] = field(default=(), repr=False)  # the ranking packing started from
     shown: tuple[tuple[str, str], ...] = ()  # (chunk id, text sent) for passages sent as an excerpt of their sentences
 
+# %% ../../nbs/retrieve/08_packing.ipynb #49a3e1f2
 def pack(ranked: Sequence[str], # chunk ids, best first
          chunks: dict[str, Chunk], # every chunk by id
          budget: int, # most tokens of context
@@ -78,8 +79,10 @@ def passage_sentences(text: str, # a passage's text (its body, without the title
         else: out.append(s)
     return out
 
+# %% ../../nbs/retrieve/08_packing.ipynb #1f25658b
 GAP = "…"  # stands for sentences of a passage left out of its excerpt
 
+# %% ../../nbs/retrieve/08_packing.ipynb #c7156b46
 def excerpt(sentences: Sequence[str], # a passage's sentences, in order
             keep: Iterable[int], # indices of the sentences kept
            ) -> str:

@@ -12,7 +12,7 @@ The stages, each in its own module, come together here:
 4. **Packing** (`qasper_rag.retrieve.packing`): by rank up to 20 passages and the token budget, then in
    paper order.
 
-Every setting lives in one frozen `RetrievalConfig`; named presets (`baseline`, `final`, and the
+Every setting lives in one frozen `RetrievalConfig` (`qasper_rag.retrieve.config`); named presets (`baseline`, `final`, and the
 offline variants) are selectable everywhere by name, and every run records its full config.
 
 Docs: https://qasper-rag.github.io/qasper_rag/retrieve/retrieval.html.md"""
@@ -21,7 +21,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/retrieve/retrieval.html.md"""
 
 # %% ../../nbs/retrieve/10_retrieval.ipynb #29ba7b4e
 from __future__ import annotations
-import dataclasses, hashlib, json
+import dataclasses, hashlib
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from collections.abc import Sequence
@@ -31,91 +31,15 @@ import numpy as np
 from fastcore.basics import patch
 from ..papers.data import Paper, QasperCorpus
 from ..core.env import project_root
-from ..papers.chunking import ChunkerConfig, ChunkedPaper, QasperChunker
+from ..papers.chunking import ChunkedPaper, QasperChunker
 from .packing import Context, pack, passage_sentences, rrf, select_sentences
-from .crag import CragConfig, Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance
+from .crag import Labelled, apply_crag, EmbeddingRelevance, CrossEncoderRelevance, LLMRelevance
 from ..core.tokens import load_tokenizer
-from ..core.files import loaded_or_none, preset_or_file
+from ..core.files import loaded_or_none
+from .config import RetrievalConfig, get_config
 
 # %% auto #0
-__all__ = ['PRESETS', 'Stage', 'STAGES', 'HYDE_PROMPT', 'RetrievalConfig', 'get_config', 'PaperIndex', 'Ranking', 'Retrieval',
-           'Retriever', 'ChunkPool']
-
-# %% ../../nbs/retrieve/10_retrieval.ipynb #585366b4
-@dataclass(frozen=True)
-class RetrievalConfig:
-    "Every setting of retrieval and packing; `name` is the preset it came from."
-    name: str = "final"
-    chunker: ChunkerConfig = ChunkerConfig()
-    bm25: bool = True
-    dense: str | None = "minilm"  # embedder spec for qasper_rag.retrieve.dense.load_embedder, or None
-    dense_long_text: str = "truncate"  # how the dense model reads chunks longer than its limit
-    candidates: int = 100  # stage-1 depth (RRF output)
-    rrf_k: int = 60
-    rerank: str | None = "minilm-maxsim"  # late-interaction spec, or None
-    ranking: Literal["rerank", "rrf", "dense", "bm25"] = "rerank"  # what orders the final list
-    crag: CragConfig = CragConfig()
-    hyde: bool = False  # add a generated hypothetical passage to the dense query
-    llm_rerank: str | None = None  # generator spec (qasper_rag.core.generate.load_generator) that scores the top candidates Yes/No, or None
-    llm_depth: int = 16  # how many of the top candidates the LLM scores
-    llm_fusion: Literal["rrf", "llm"] = "rrf"  # RRF (k=rrf_k) of the incoming and the LLM's order, or the LLM's order alone
-    cross_rerank: str | None = None  # cross-encoder spec (qasper_rag.retrieve.cross_encoder.load_cross_encoder: "adapted", a folder or Hub id) that rescores the top candidates, or None
-    cross_depth: int = 16  # how many of the top candidates the cross-encoder scores
-    cross_fusion: Literal["rrf", "cross"] = "rrf"  # RRF (k=rrf_k) of the incoming and the cross-encoder's order, or its order alone
-    max_passages: int = 20
-    budget: int = 6000  # tokens of context sent to the generator (with `sentence_budget`: of the passages the sentences come from)
-    sentence_budget: int | None = None  # send only the passages' sentences that bear most on the question, up to this many tokens (None: whole passages)
-    sentence_rank: Literal["dense", "fused"] = "dense"  # sentences ranked by the dense model's cosine alone, or by RRF of that and their passage's rank
-    budget_tokenizer: str | None = None  # count the budget with this tokenizer (None: the chunker's)
-    order: Literal["paper", "rank"] = "paper"  # order of passages in the prompt
-    scope: Literal["paper", "corpus"] = "paper"  # search one paper, or all loaded papers (open-domain)
-    dense_index: Literal["flat", "hnsw", "ivfpq"] = "flat"  # open-domain dense search: exact, or an approximate FAISS index
-    # (qasper_rag.retrieve.dense) giving the top `candidates`; in-paper scope ignores it (a paper's chunks are all scored exactly)
-
-    def to_dict(self) -> dict: return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict, # settings as `to_dict` gives them (chunker and crag as dicts or configs)
-                 ) -> RetrievalConfig:
-        "Inverse of `to_dict`; unknown keys are an error."
-        d = dict(d)
-        known = {f.name for f in dataclasses.fields(cls)}
-        if bad := set(d) - known: raise ValueError(f"unknown retrieval setting(s) {sorted(bad)}; known: {sorted(known)}")
-        if isinstance(d.get("chunker"), dict): d["chunker"] = ChunkerConfig(**d["chunker"])
-        if isinstance(d.get("crag"), dict): d["crag"] = CragConfig(**d["crag"])
-        return cls(**d)
-
-    def replace(self, **kw) -> RetrievalConfig: return dataclasses.replace(self, **kw)
-
-# %% ../../nbs/retrieve/10_retrieval.ipynb #9b179cd2
-PRESETS: dict[str, RetrievalConfig] = {
-    "baseline": RetrievalConfig("baseline", chunker=ChunkerConfig(captions=False), bm25=False, dense=None,
-                                candidates=10_000, ranking="rerank", crag=CragConfig("remove"), max_passages=10, order="rank"),
-    "final": RetrievalConfig("final"),
-    "rrf-only": RetrievalConfig("rrf-only", rerank=None, ranking="rrf"),
-    "bm25-only": RetrievalConfig("bm25-only", dense=None, rerank=None, ranking="bm25", crag=CragConfig("off")),
-    "dense-only": RetrievalConfig("dense-only", bm25=False, rerank=None, ranking="dense"),
-    "open-domain": RetrievalConfig("open-domain", scope="corpus", dense_long_text="mean", rerank=None, ranking="rrf"),  # offline, searching every loaded paper
-    # offline variant chosen by measurement (qasper_rag.evaluate.recall): BM25 + MiniLM reading whole chunks
-    # (mean of 256-token windows), fused by RRF, no stand-in reranker (it lowered recall)
-    "offline": RetrievalConfig("offline", dense_long_text="mean", rerank=None, ranking="rrf"),
-    # the same at the budget the embedded generator answers with (see qasper_rag.answer.answer)
-    "offline-2k": RetrievalConfig("offline-2k", dense_long_text="mean", rerank=None, ranking="rrf", budget=2000),
-    # `offline` with the bi-encoder adapted to the papers by `qasper-rag adapt` (qasper_rag.retrieve.adapt; $QASPER_ADAPTED, else data/adapted)
-    "offline-adapted": RetrievalConfig("offline-adapted", dense="adapted", dense_long_text="mean", rerank=None, ranking="rrf"),
-    # `offline` with the top 8 candidates rescored by the cross-encoder `qasper-rag adapt` trained, fused by RRF (depth and fusion
-    # chosen on the train papers: 16 candidates take over a second a question on two cores, and its order alone ranks worse)
-    "offline-cross": RetrievalConfig("offline-cross", dense_long_text="mean", rerank=None, ranking="rrf", cross_rerank="adapted", cross_depth=8),
-    # the `fast` run preset's retrieval (issue 41): `offline-2k` with 150-token passages packed to 500 tokens, so a prompt
-    # a third the default's length still carries pieces of several paragraphs (chosen on the train papers and the dev file:
-    # benchmarks/context_size.py, reports/bench/context_size.json)
-    "offline-fast": RetrievalConfig("offline-fast", chunker=ChunkerConfig(max_tokens=150), dense_long_text="mean", rerank=None,
-                                    ranking="rrf", budget=500),
-}
-
-def get_config(name: str | Path) -> RetrievalConfig:
-    "A preset by name, or a configuration JSON file."
-    return preset_or_file(name, PRESETS, RetrievalConfig.from_dict, "configuration")
+__all__ = ['Stage', 'STAGES', 'HYDE_PROMPT', 'PaperIndex', 'Ranking', 'Retrieval', 'Retriever', 'ChunkPool']
 
 # %% ../../nbs/retrieve/10_retrieval.ipynb #57ce385b
 @dataclass
@@ -133,6 +57,7 @@ class PaperIndex:
 Stage = Literal["bm25", "dense", "fused", "reranked", "cross", "llm", "final"]  # the rankings of one retrieval, in pipeline order
 STAGES: tuple[Stage, ...] = get_args(Stage)
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #3ff1ee12
 @dataclass(frozen=True)
 class Ranking(Sequence):
     """Chunk ids best first, with the score each got where it was placed. Reads as the sequence of its ids
@@ -214,6 +139,7 @@ class _CountCache:
         if text not in self._n: self._n[text] = self.tok.count(text)
         return self._n[text]
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #b3870888
 class Retriever:
     "Runs the configured stages for a question about one paper."
     def __init__(self, config: RetrievalConfig | str = "final", cache_dir: str | Path | None = None,
@@ -247,6 +173,7 @@ def embedder(self: Retriever):
         self._embedder = load_embedder(self.config.dense, long_text=self.config.dense_long_text)
     return self._embedder
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #e4cc40d1
 @patch(as_prop=True)
 def late(self: Retriever):
     "The late-interaction scorer (loaded once)."
@@ -255,6 +182,7 @@ def late(self: Retriever):
         self._late = load_late_interaction(self.config.rerank)
     return self._late
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #168ff70c
 @patch(as_prop=True)
 def crag_scorer(self: Retriever):
     "The CRAG relevance scorer (loaded once)."
@@ -269,6 +197,7 @@ def crag_scorer(self: Retriever):
         else: self._crag = CrossEncoderRelevance(spec)
     return self._crag
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #2b818989
 @patch(as_prop=True)
 def cross(self: Retriever):
     "The cross-encoder of the reranking stage (loaded once)."
@@ -277,6 +206,7 @@ def cross(self: Retriever):
         self._cross = load_cross_encoder(self.config.cross_rerank)
     return self._cross
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #f073b6f9
 @patch(as_prop=True)
 def llm_relevance(self: Retriever):
     "The LLM relevance scorer of the reranking stage (its generator loaded once), scores cached in `relevance_cache`."
@@ -309,6 +239,7 @@ def index(self: Retriever, paper: Paper) -> PaperIndex:
 # %% ../../nbs/retrieve/10_retrieval.ipynb #9ee063c9
 import time
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #af3a538e
 @contextmanager
 def _timed(timings: dict[str, float], name: str):
     "Time the block into `timings[name]` (seconds)."
@@ -316,9 +247,11 @@ def _timed(timings: dict[str, float], name: str):
     try: yield
     finally: timings[name] = time.perf_counter() - t0
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #38ac3c6b
 HYDE_PROMPT = ("Write a short passage from a scientific NLP paper titled \"{title}\" that answers the question: "
                "{question}\nPassage:")
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #23f36cee
 @patch
 def _dense_query(self: Retriever, idx: PaperIndex, question: str) -> tuple[np.ndarray, str | None]:
     "The dense query vector, with a HyDE passage mixed in when configured and useful."
@@ -338,11 +271,13 @@ def _fuse(self: Retriever, idx: PaperIndex, stages: dict[Stage, Ranking]) -> Ran
     if not first: return Ranking(tuple(idx.ids[:self.config.candidates]), (0.0,) * min(len(idx.ids), self.config.candidates))
     return Ranking.from_pairs(rrf(first, self.config.rrf_k, self.config.candidates))
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #fa3ba5aa
 @patch
 def _rerank(self: Retriever, idx: PaperIndex, question: str, fused: Ranking) -> Ranking:
     "Stage 2: the late-interaction scorer reorders the candidates."
     return Ranking.by_score(fused.ids, self.late.score(question, [idx.chunked.by_id[i].text for i in fused]))
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #9f21f82a
 @patch
 def _final(self: Retriever, stages: dict[Stage, Ranking]) -> Ranking:
     "The ranking `config.ranking` names (a single first-stage ranker cut to `candidates`)."
@@ -351,6 +286,7 @@ def _final(self: Retriever, stages: dict[Stage, Ranking]) -> Ranking:
     if final is None: raise ValueError(f"ranking={cfg.ranking!r} needs that stage enabled in config {cfg.name!r}")
     return final[:cfg.candidates] if cfg.ranking in ("dense", "bm25") else final
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #f5b6f10d
 @patch
 def _rerank_head(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking,
                  scorer, # anything with `score(question, texts)`: the cross-encoder or the LLM
@@ -363,12 +299,14 @@ def _rerank_head(self: Retriever, idx: PaperIndex, question: str, ranked: Rankin
     head = order if replace else Ranking.from_pairs(rrf([top, order], self.config.rrf_k))
     return order, head + ranked[len(top):]
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #75a245b9
 @patch
 def _cross_rerank(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking) -> tuple[Ranking, Ranking]:
     "The cross-encoder's order of the top `cross_depth` candidates, and the ranking with that head fused in (or replaced)."
     cfg = self.config
     return self._rerank_head(idx, question, ranked, self.cross, cfg.cross_depth, cfg.cross_fusion == "cross")
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #1081e614
 @patch
 def _llm_rerank(self: Retriever, idx: PaperIndex, question: str, ranked: Ranking) -> tuple[Ranking, Ranking]:
     "The LLM's order of the top `llm_depth` candidates, and the ranking with that head fused in (or replaced)."
@@ -414,6 +352,7 @@ class _VectorRelevance:
         # must get its sentences scored, not the chunks' cached scores
         return self.scores if list(texts) == self.texts else self.fallback().score(question, texts)
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #31261d85
 @patch
 def _crag_step(self: Retriever, idx: PaperIndex, question: str, qv, ctx: Context):
     "Label the packed passages; drop Incorrect ones in `remove` mode."
@@ -464,6 +403,7 @@ class ChunkPool:
         self.chunks = [c for cp in chunked for c in cp.chunks]
         self.by_id = {c.id: c for c in self.chunks}
 
+# %% ../../nbs/retrieve/10_retrieval.ipynb #628bf151
 @patch
 def pool(self: Retriever) -> PaperIndex:
     """One index over the chunks of every paper of `self.corpus`, built once and saved under `cache_dir/indexes`:
