@@ -5,7 +5,8 @@ measurements: the report's run, adaptation, speed, library, PDF round trip) and 
 """
 import json, re, sys
 from pathlib import Path
-from qasper_rag.evaluate.evaluate import answered_by, run_metrics, question_groups
+from qasper_rag.evaluate.runs import answered_by
+from qasper_rag.evaluate.evaluate import run_metrics, question_groups
 from qasper_rag.papers.data import load_path
 CHECK = "--check" in sys.argv  # compare with the committed files instead of writing them; exit 1 when they differ
 sys.argv = [a for a in sys.argv if a != "--check"]
@@ -109,8 +110,9 @@ if bench.is_file():
         rt = S['retrieval']
         parts.append(f"retrieval {ms(rt['warm']['p50'])} ms per question warm (p95 {ms(rt['warm']['p95'])} ms, n={rt['warm']['n']}), "
                      f"{ms(rt['cold']['p50'])} ms for a paper's first question with nothing cached (n={rt['cold']['n']})")
-    if 'context' in S and 'generation' in S:
-        cx, ra = S['context'], S['generation']['answers']['rates']
+    cxp = Path('reports/bench/context_adaptive.json')  # benchmarks/adaptive_context.py
+    if cxp.is_file() and 'generation' in S:
+        cx, ra = json.loads(cxp.read_text()), S['generation']['answers']['rates']
         secs = lambda t: (t + 330) / ra['prefill_tok_s'] + 67 / ra['decode_tok_s']
         f2, f1 = cx['fixed'][str(cx['reference'])]['test'], cx['fixed']['1000']['test']
         parts.append(f"on the test papers evidence recall is {f2['recall']:.3f} at {cx['reference']:,} context tokens and {f1['recall']:.3f} at 1,000 "
@@ -144,9 +146,10 @@ if bench.is_file():
     sections["speed"] = text
 # fewer prompt tokens: the recall curve by passage size, decoding settings, and the `fast` preset (issue 41)
 cs, dec, fp = Path("reports/bench/context_size.json"), Path("reports/bench/decoding.json"), Path("reports/bench/fast_preset.json")
+gcost = Path("reports/bench/grammar_cost.json")
 fast = json.loads(fp.read_text()) if fp.is_file() else None
 FAST = next((c for c in fast["candidates"] if c["is_preset"]), None) if fast else None
-if cs.is_file() or dec.is_file() or FAST:
+if cs.is_file() or dec.is_file() or gcost.is_file() or FAST:
     text = ""
     if cs.is_file():
         R = {(r["chunk_tokens"], r["budget"], r["split"]): r for r in json.loads(cs.read_text())["results"]}
@@ -162,6 +165,14 @@ if cs.is_file() or dec.is_file() or FAST:
         text += (f"Decoding settings on whole answers (`benchmarks/decoding.py`, {V['questions']} train questions, {V['threads']} threads, verification off): "
                  + "; ".join(f"{k} answer call {v['answer_call_seconds_median']:.1f} s (median; same reply as the default for {v['same_reply_as_default']} of {v['n']})"
                              for k, v in vs.items()) + ".\n")
+    if gcost.is_file():
+        G = json.loads(gcost.read_text()); gs = G["summary"]
+        text += (f"The answer grammar's cost (`benchmarks/grammar_cost.py`, `reports/bench/grammar_cost.json`, {G['n']} train questions, {G['threads']} threads, "
+                 f"the same cached prompt): through llama.cpp's sampler chain, which filters the whole vocabulary at every token, sampling took "
+                 f"{gs['chain']['rest_ms_per_token']:.1f} ms a token (median) beside the model's {gs['chain']['eval_ms_per_token']:.1f} ms, "
+                 f"{gs['chain_grammar_seconds_per_answer_median']:.1f} s of an answer; checking the model's first choice alone and filtering only when the "
+                 f"grammar refuses it (`GreedyUnderGrammar`, the default now) takes {gs['check']['rest_ms_per_token']:.1f} ms a token "
+                 f"(without a grammar {gs['free']['rest_ms_per_token']:.1f} ms), with the same reply for {gs['same_reply_chain_and_check']} of {G['n']} questions.\n")
     if FAST:
         c = FAST; ci = c["answer_f1_difference_ci95"]
         text += (f"The `fast` preset (`ask --fast`, `eval --settings fast`: {fast['preset_settings']['generator']} from {c['budget']:,} tokens of {c['chunk_tokens']}-token passages), "
@@ -173,10 +184,23 @@ if cs.is_file() or dec.is_file() or FAST:
                  f"(n={c['evidence_recall_n']}). By the decision rule (the default changes only within 0.02 of its train Answer-F1) it stays a preset"
                  + "".join(f"; another candidate, {o['generator']} from {o['budget']:,} tokens of {o['chunk_tokens']}-token passages"
                            + (f" cut to {o['sentence_budget']:,} tokens of their best sentences" if o.get("sentence_budget") else "")
+                           + (" with the short instruction (`prompt: short`)" if o.get("prompt", "full") != "full" else "")
                            + (f", took {o['seconds_median_after']} s" if o["seconds_median_after"] is not None else " (timed while the cores were shared: no comparable time)")
                            + f" at Answer-F1 {o['answer_f1_after']:.3f} ({o['answer_f1_difference_ci95'][0]:+.3f} to {o['answer_f1_difference_ci95'][1]:+.3f})"
                            for o in fast["candidates"] if not o["is_preset"]) + ".")
-        if (tc := next((o for o in fast["candidates"] if o.get("time_by_purpose")), None)):
+        for x in fast.get("pairs", []):
+            ci = x["answer_f1_difference_ci95"]
+            at = lambda c: f" (commit {c[:7]})" if c else ""
+            text += (f" Question by question, `{x['after']}`{at(x.get('after_commit'))} against `{x['before']}`{at(x.get('before_commit'))} (n={x['n']}): Answer-F1 {x['answer_f1_after']:.3f} against "
+                     f"{x['answer_f1_before']:.3f} (paired difference {ci[0]:+.3f} to {ci[1]:+.3f}) at median prompt tokens "
+                     f"{x['prompt_tokens_median_after']} against {x['prompt_tokens_median_before']}"
+                     + (lambda b, a: f" (the answer call's own prompt {a['answer_call_prompt_tokens_median']:.0f} against {b['answer_call_prompt_tokens_median']:.0f} tokens; "
+                                     f"a follow-up call for the short answer {a['calls_by_purpose'].get('short answer', 0)} times against "
+                                     f"{b['calls_by_purpose'].get('short answer', 0)}, Unanswerable short answers {a['unanswerable_after']} against {b['unanswerable_after']})"
+                        if a and b and a.get("calls_by_purpose") and b.get("calls_by_purpose") else "")(
+                         next((o for o in fast["candidates"] if o["run"] == x["before"]), None), next((o for o in fast["candidates"] if o["run"] == x["after"]), None))
+                     + ".")
+        if (tc := next((o for o in fast["candidates"] if o.get("time_by_purpose") and o.get("prompt", "full") == "full"), None)):
             tb = tc["time_by_purpose"]
             text += (f" Where an answer's seconds go, from the model calls the records keep ({tc['generator']} from {tc['budget']:,} tokens, {tb['questions']} answers): "
                      + ", ".join(f"{k} {v['share']:.1%} ({v['calls']} calls, median {v['reused_share_median']:.0%} of their prompt reused from the KV cache)"
@@ -189,7 +213,7 @@ if cs.is_file() or dec.is_file() or FAST:
 routing = Path('reports/library/routing.json')
 if routing.is_file():
     L = json.loads(routing.read_text()); R, O, C = L['routing'], L['open_domain'], L['routed_context']
-    from qasper_rag.answer.library import FIRST_TURNS as FIRST
+    from qasper_rag.answer.library_answer import FIRST_TURNS as FIRST
     a, te, tr = R['all'], R['by_group']['qasper-test-sample47-1q'], R['by_group']['qasper-train-sample10']
     text = ("A library of one's papers: `qasper-rag add papers/*.pdf 2101.00001.tar.gz --library ~/lib` reads PDFs, LaTeX sources "
             "and QASPER files into a folder with a manifest (each source's path, SHA-256 and parse statistics; unchanged sources are "
@@ -243,7 +267,7 @@ def expansion_sentence(path: Path) -> str:
 # the adaptation paragraph, from reports/adapt (benchmarks/adapt_recall.py --out, and the run's manifest)
 rec, man = Path('reports/adapt/recall.json'), Path('reports/adapt/manifest.json')
 if rec.is_file() and man.is_file():
-    from qasper_rag.retrieve.retrieval import PRESETS
+    from qasper_rag.retrieve.config import PRESETS
     R, M = json.loads(rec.read_text()), json.loads(man.read_text())
     C = {c['other']: c for c in (R['comparisons'] if 'comparisons' in R else [R])}
     q, tr, s = M['steps']['questions'], M['steps']['training'], M['settings']
