@@ -44,7 +44,7 @@ shipped-model:
 test: test-nbs test-py
 
 test-nbs: tex-deps
-	$(BIN)/nbdev-test --n-workers 2
+	$(BIN)/nbdev-test --n-workers 2 --timing
 
 # TeX for the PDF reader's round trip on PDFs typeset by pdflatex (qasper_rag.papers.typeset.typeset_latex, nbs/papers/03c_typeset)
 tex-deps:
@@ -64,7 +64,7 @@ pdf-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libsuitesparse-doc nauty-doc glpk-doc; }
 
 test-py: browser-deps pdf-deps shipped-model
-	$(BIN)/pytest -q tests
+	$(BIN)/pytest -q --durations=30 tests
 
 # the main job on the embedded default: a cited answer to a real question about a shared paper
 # the demo runs alone: every core for llama.cpp (commands default to half, safe beside other jobs)

@@ -74,6 +74,9 @@ PRESETS: dict[str, RetrievalConfig] = {
     "final": RetrievalConfig("final"),
     "rrf-only": RetrievalConfig("rrf-only", rerank=None, ranking="rrf"),
     "bm25-only": RetrievalConfig("bm25-only", dense=None, rerank=None, ranking="bm25", crag=CragConfig("off")),
+    # the tests' retrieval: bm25-only packed to 600 tokens, so the 135M test model reads its prompt in seconds, not minutes
+    # (at 6,000 tokens SmolLM2's tokenizer makes ~8,000 prompt tokens, read at ~64 a second on one thread here). Proves paths, not quality
+    "smoke": RetrievalConfig("smoke", dense=None, rerank=None, ranking="bm25", crag=CragConfig("off"), budget=600),
     "dense-only": RetrievalConfig("dense-only", bm25=False, rerank=None, ranking="dense"),
     "open-domain": RetrievalConfig("open-domain", scope="corpus", dense_long_text="mean", rerank=None, ranking="rrf"),  # offline, searching every loaded paper
     # offline variant chosen by measurement (qasper_rag.evaluate.recall): BM25 + MiniLM reading whole chunks
