@@ -49,8 +49,8 @@ def main():
                 rec, route = la.ask(q.text)
                 row = {"question_id": q.id, "paper_id": q.paper_id, "group": groups.get(q.id, "all"), "question": q.text,
                        "route": route.to_dict(), "notice": bool(route.ambiguous), "answer": rec.answer, "short_answer": rec.short_answer,
-                       "sent_papers": sorted({chunk_paper_id(c["chunk_id"]) for c in rec.context}),
-                       "cited_papers": [chunk_paper_id(p["chunk_id"]) for p in rec.passages], "failed": rec.failed,
+                       "sent_papers": sorted({chunk_paper_id(c.chunk_id) for c in rec.context}),
+                       "cited_papers": [chunk_paper_id(p.chunk_id) for p in rec.passages], "failed": rec.failed,
                        "seconds": round(time.perf_counter() - t0, 2)}
                 f.write(json.dumps(row) + "\n"); f.flush()
     rows = [json.loads(l) for l in out.read_text().splitlines() if l.strip()] if out.exists() else []

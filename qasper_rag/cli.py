@@ -273,7 +273,7 @@ def cmd_labels(a: argparse.Namespace) -> int:
     if a.export:
         lines = run.lines()
         items = [j for l in lines for j in l.judged]
-        texts = {p["chunk_id"]: p["text"] for l in lines for p in l.record.passages}
+        texts = {p.chunk_id: p.text for l in lines for p in l.record.passages}
         path = export_labelling(items, {l.question_id: l.question for l in lines}, texts, a.export, a.n, a.seed)
         print(f"wrote {min(a.n, sum(bool(i.cited) for i in items))} sentences to {path}: fill the 'label' column with 1 (supported) or 0, "
               f"then run: qasper-rag labels --run {a.run} --read {path}")
@@ -426,7 +426,7 @@ def ask_library(a: argparse.Namespace, # the parsed `ask` options (`--library`, 
     if a.json: print(json.dumps(library_answer_dict(rec, route, lib), indent=1)); return 1 if rec.failed else 0
     titles = {i: m["title"] for i, m in lib.manifest["papers"].items()}
     how = "chosen with --paper" if route is None else f"routed: {route.votes} of 4 rankings agree" + ("; ambiguous" if route.ambiguous else "")
-    cited = [i for i in dict.fromkeys(chunk_paper_id(p["chunk_id"]) for p in rec.passages) if i in titles] or [rec.paper_id]
+    cited = [i for i in dict.fromkeys(chunk_paper_id(p.chunk_id) for p in rec.passages) if i in titles] or [rec.paper_id]
     print("from: " + "; ".join(f"{titles[i]} ({i})" for i in cited) + f" [{how}]\n")  # the papers of the cited passages
     print_answer(rec, papers=titles, color=use_color(a), full=a.full_passages, by_paper=sentences_by_paper(rec, titles))
     return 1 if rec.failed else 0

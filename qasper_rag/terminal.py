@@ -81,11 +81,11 @@ def print_answer(r, # an `AnswerRecord`
     if r.verification:
         w(f"\nchecked by {r.verification.get('judge')}:")
         for s in r.sentences:
-            what = s.get("repaired") or ("supported by " + ", ".join(f"Doc {d}" for d in s["citations"]) if s.get("citations") else "")
-            w(f"  [{s.get('status')}] {textwrap.shorten(s.get('original') or s['text'], width - 20)}"
+            what = s.repaired or ("supported by " + ", ".join(f"Doc {d}" for d in s.citations) if s.citations else "")
+            w(f"  [{s.status}] {textwrap.shorten(s.original or s.text, width - 20)}"
               + (f"\n      {what}" if what else ""))
     from qasper_rag.answer.short import short_answer_type  # a record older than the field: typed against its cited passages
-    w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p['text'] for p in r.passages])}): {r.short_answer}")
+    w(f"\nshort answer ({r.short_answer_type or short_answer_type(r.short_answer, [p.text for p in r.passages])}): {r.short_answer}")
     if r.problems: w(f"warning: {'; '.join(r.problems)}")
     from qasper_rag.answer.show import passages_text
     if r.passages: w(passages_text(r, color, full, width, papers))
@@ -106,7 +106,7 @@ def print_stream(events, # `Answerer.stream(paper, question)`'s events
     for e in events:
         if isinstance(e, Passages):
             w(f"{len(e.context)} passages sent from {e.title or 'the paper'}:")
-            for c in e.context: w(f"  [Doc {c['doc']}] {c['section']} ({c['chunk_id']})")
+            for c in e.context: w(f"  [Doc {c.doc}] {c.section} ({c.chunk_id})")
             w("\nthe model writes:")
         elif isinstance(e, Text):
             if e.attempt != attempt and attempt: w("\n(asked again: the reply did not follow the format)")

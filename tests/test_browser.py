@@ -226,17 +226,18 @@ def answer_page(tmp_path_factory):
     from qasper_rag.answer.answer import located, with_support
     from qasper_rag.papers.chunking import ChunkedPaper, QasperChunker
     from qasper_rag.papers.pdf import load_pdf
+    from qasper_rag.answer.record import AnswerRecord, AnswerSentence, CitedPassage
     from qasper_rag.answer.show import answer_html
     d = tmp_path_factory.mktemp("answer-page")
     paper = load_pdf(typeset(d / "where.pdf"))
     cp = ChunkedPaper(paper, QasperChunker()(paper))
     sent = [next(c for c in cp.chunks if c.section == "Introduction"), next(c for c in cp.chunks if MARKED in c.body)]
     q = "How many sentences does the quokka corpus hold?"
-    rows = [{"text": "Papers are read back from PDFs [Doc 1].", "claim": "Papers are read back from PDFs", "citations": [1]},
-            {"text": "The quokka corpus holds seventeen thousand sentences [Doc 2].", "claim": "The quokka corpus holds seventeen thousand sentences", "citations": [2]}]
-    rec = {"question": q, "paper_id": paper.id, "answer": " ".join(r["text"] for r in rows), "short_answer": "seventeen thousand",
-           "sentences": with_support(cp, q, rows, sent),
-           "passages": located(cp, [{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in enumerate(sent, 1)])}
+    rows = [AnswerSentence("Papers are read back from PDFs [Doc 1].", "Papers are read back from PDFs", (1,)),
+            AnswerSentence("The quokka corpus holds seventeen thousand sentences [Doc 2].", "The quokka corpus holds seventeen thousand sentences", (2,))]
+    passages = located(cp, [CitedPassage(i, c.id, c.section, c.body) for i, c in enumerate(sent, 1)])
+    rec = AnswerRecord(question=q, paper_id=paper.id, answer=" ".join(r.text for r in rows), sentences=with_support(cp, q, rows, sent),
+                       short_answer="seventeen thousand", passages=passages, predicted_evidence=[], context=[])
     page = d / "answer.html"
     page.write_text(answer_html(rec), encoding="utf-8")
     return page

@@ -138,14 +138,14 @@ def test_chunks_of_a_tex_source(tmp_path):
 def test_ask_json_contract(shared_dir):
     """`ask` end to end with the tests' tiny generator (its answers are poor; the contract is what is checked)."""
     r = run("ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694",
-            "--config", "bm25-only", "--generator", "smollm2", "--json", "What is the seed lexicon?")
+            "--config", "smoke", "--generator", "smollm2", "--json", "What is the seed lexicon?")
     assert r.returncode in (0, 1), r.stderr  # 1: the tiny model's reply could not be parsed (recorded, not raised)
     rec = json.loads(r.stdout)
     for key in ("answer", "sentences", "short_answer", "short_answer_type", "passages", "predicted_evidence", "context", "model", "config", "timings"):
         assert key in rec, key
     from qasper_rag.answer.short import SHORT_TYPES
     assert rec["short_answer_type"] in SHORT_TYPES and (rec["short_answer_type"] == "missing") == (not rec["short_answer"].strip())
-    assert rec["model"].startswith("llama.cpp:") and rec["config"]["retrieval"]["name"] == "bm25-only"
+    assert rec["model"].startswith("llama.cpp:") and rec["config"]["retrieval"]["name"] == "smoke"
     assert all(set(p) >= {"doc", "chunk_id", "section", "text", "location"} for p in rec["passages"])
     assert all(p["location"]["chunk_id"] == p["chunk_id"] and (p["location"]["paragraphs"] or p["location"]["section_index"] is None) for p in rec["passages"])  # where it is
     texts = {p["chunk_id"]: p["text"] for p in rec["passages"]}
@@ -173,7 +173,7 @@ def test_ask_prints_the_passages_before_the_model_has_written(shared_dir, monkey
     monkeypatch.setattr(generate, "load_generator", lambda *a, **k: Noted(load(*a, **k)))
     with contextlib.redirect_stdout(out):
         rc = main(["ask", "--data", str(shared_dir / "original_format" / "qasper-train-sample10.json"), "--paper", "1909.00694",
-                   "--config", "bm25-only", "--generator", "smollm2", "--verify", "lexical", "What is the seed lexicon?"])
+                   "--config", "smoke", "--generator", "smollm2", "--verify", "lexical", "What is the seed lexicon?"])
     text = out.getvalue()
     assert rc in (0, 1), text
     first = next(l for l in text.splitlines() if l.startswith("  [Doc 1] "))
@@ -211,7 +211,7 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     assert r.returncode == 2 and "is not in the library" in r.stderr and "12 in all" in r.stderr and "qasper-rag library" in r.stderr
     r = run("ask", "--library", str(tmp_path / "elsewhere"), "q?")
     assert r.returncode == 2 and "not a library" in r.stderr and "qasper-rag add" in r.stderr
-    r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json",
+    r = run("ask", "--library", str(lib), "--config", "smoke", "--generator", "smollm2", "--json",
             "How many papers of their group do they use, as read from the LaTeX source?")
     assert r.returncode in (0, 1), r.stderr
     rec = json.loads(r.stdout)
@@ -219,7 +219,7 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     assert rec["route"]["papers"][0][0] == "2101.00001v2"
     assert all(c["chunk_id"].startswith("2101.00001v2:") for c in rec["context"])
     assert all(p["paper"]["title"] == "Reading My Own Source" for p in rec["passages"])
-    r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json", "What are the results?")
+    r = run("ask", "--library", str(lib), "--config", "smoke", "--generator", "smollm2", "--json", "What are the results?")
     rec = json.loads(r.stdout)
     assert rec["route"]["ambiguous"] and "could be about several papers" in rec["notice"], rec["route"]
     # an ambiguous route answers from its first three papers: every passage sent is theirs and names its paper
@@ -229,7 +229,7 @@ def test_library_add_list_and_ask(shared_dir, tmp_path):
     assert sent <= set(firsts) and len(sent) >= 2, (sent, firsts)
     assert all(p["paper"]["id"] == chunk_paper_id(p["chunk_id"]) for p in rec["passages"])
     assert all(" / " in c["section"] for c in rec["context"])
-    r = run("ask", "--library", str(lib), "--config", "bm25-only", "--generator", "smollm2", "--json", "--papers", "2", "What are the results?")
+    r = run("ask", "--library", str(lib), "--config", "smoke", "--generator", "smollm2", "--json", "--papers", "2", "What are the results?")
     rec = json.loads(r.stdout)  # --papers 2: the same route, answered from its first two papers
     assert "answered from passages of the 2 closest" in rec["notice"] and {chunk_paper_id(c["chunk_id"]) for c in rec["context"]} <= set(firsts[:2])
     r = run("ask", "--library", str(lib), "--papers", "0", "q?")

@@ -7,7 +7,7 @@ from qasper_rag.evaluate.evaluate import run_metrics
 from qasper_rag.evaluate.metrics import token_f1
 from qasper_rag.answer.prompts import NO_ANSWER, citation_ids
 
-EVAL = [str(Path(sys.executable).parent / "qasper-rag"), "eval", "--generator", "smollm2", "--judge", "lexical", "--config", "bm25-only",
+EVAL = [str(Path(sys.executable).parent / "qasper-rag"), "eval", "--generator", "smollm2", "--judge", "lexical", "--config", "smoke",
         "--threads", "1", "--json"]
 
 
@@ -107,7 +107,7 @@ def _crowded(train10, k: int = 3):
 def _own_question(line: dict, q):
     "A line of records.jsonl and everything in it belong to the line's question: its record, context, recall, verdicts and verification."
     from collections import Counter
-    from qasper_rag.answer.verify import STATUSES
+    from qasper_rag.answer.record import STATUSES
     rec = line["record"]
     assert (line["question_id"], line["question"], line["paper_id"]) == (q.id, q.text, q.paper_id), line["question_id"]
     assert (rec["question_id"], rec["question"], rec["paper_id"]) == (q.id, q.text, q.paper_id), (q.id, rec["question_id"])
@@ -143,7 +143,7 @@ def test_concurrent_eval_on_a_real_server(train10, tmp_path, monkeypatch):
     from qasper_rag.retrieve.config import get_config
     from qasper_rag.answer.verify import Verifier
     corpus, long = _crowded(train10)
-    cfg = get_config("bm25-only").replace(name="bm25-600", budget=600)
+    cfg = get_config("smoke")
     sent, send = [], requests.adapters.HTTPAdapter.send
     def recording(self, request, **kw):  # what goes on the wire to the server, then the real request
         if request.body and request.url.endswith("/chat/completions"): sent.append(json.loads(request.body))
@@ -200,7 +200,7 @@ def test_concurrency_needs_a_server_generator(train10, tmp_path, monkeypatch):
     from qasper_rag.core.generate import load_generator
     from qasper_rag.retrieve.retrieval import Retriever
     from qasper_rag.retrieve.config import get_config
-    ans = Answerer(Retriever(get_config("bm25-only")), load_generator("smollm2", n_threads=1))
+    ans = Answerer(Retriever(get_config("smoke")), load_generator("smollm2", n_threads=1))
     with pytest.raises(ValueError, match="needs a generator that serves several requests at once"):
-        evaluate(train10, ans, None, tmp_path / "r", {"config": "bm25-only"}, limit=1, progress=False, concurrency=2)
+        evaluate(train10, ans, None, tmp_path / "r", {"config": "smoke"}, limit=1, progress=False, concurrency=2)
     assert not (tmp_path / "r").exists()  # refused before anything was written

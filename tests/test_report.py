@@ -64,3 +64,18 @@ def test_two_pages_of_one_run_agree(tmp_path):
         assert rows[t]["n"] == v["n"] and abs(rows[t]["run"] - v["value"]) < 1e-3
     html = (out / "table_vs_text.html").read_text()
     assert f"{text['recall']:.3f}" in html
+
+
+def test_the_committed_report_scores_the_same_from_its_run(shared_dir, tmp_path):
+    "The committed run's records, read through today's types and metrics, give the committed metrics.json (the run's own data)."
+    import shutil
+    from pathlib import Path
+    from qasper_rag.app import load_corpus
+    from qasper_rag.evaluate.evaluate import finish_run
+    committed = Path(__file__).resolve().parents[1] / "reports" / "offline-full"
+    for f in ("run.json", "records.jsonl", "reference_labels.json", "metrics.json"): shutil.copy(committed / f, tmp_path / f)
+    again = finish_run(tmp_path, load_corpus(str(shared_dir / "original_format"))[0])
+    old = json.loads((committed / "metrics.json").read_text())
+    drop = lambda m: {**m, "run": {k: v for k, v in m["run"].items() if k != "peak_rss_mb"}}  # the memory of this process, not the run's
+    assert drop(again) == drop(old)
+    assert (tmp_path / "predictions.jsonl").read_text() == (committed / "predictions.jsonl").read_text()

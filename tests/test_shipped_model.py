@@ -64,15 +64,15 @@ def answers(train, answerer):
     for qid in QUESTIONS:
         q = qs[qid]
         rec, res = answerer.answer(train.paper(q.paper_id), q.text, q.id)
-        print(f"\n{q.id[:8]} {q.text!r}: short {rec.short_answer!r}, statuses {[s.get('status') for s in rec.sentences]}, "
+        print(f"\n{q.id[:8]} {q.text!r}: short {rec.short_answer!r}, statuses {[s.status for s in rec.sentences]}, "
               f"answer {rec.answer!r}, {rec.timings.get('total', 0):.0f} s")
         out[qid] = (q, rec, res)
     return out
 
 
-def shown(rec) -> list[dict]:
+def shown(rec) -> list:
     "The sentences a reader sees (removed ones are not shown)."
-    return [s for s in rec.sentences if s.get("status") != "removed"]
+    return [s for s in rec.sentences if not s.removed]
 
 
 def test_the_shipped_model_answers(answerer, answers):
@@ -87,39 +87,39 @@ def test_the_shipped_model_answers(answerer, answers):
 def test_every_shown_sentence_cites_a_passage_that_was_sent(answers):
     for q, rec, res in answers.values():
         sent = res.passages
-        assert [c["chunk_id"] for c in rec.context] == [c.id for c in sent] and sent
+        assert [c.chunk_id for c in rec.context] == [c.id for c in sent] and sent
         assert all(c.id.startswith(f"{q.paper_id}:") for c in sent)  # its own paper's chunks
         for s in shown(rec):
-            if s["claim"] in (NO_ANSWER,) or s.get("status") == "no answer": continue
-            assert s["citations"] and all(1 <= d <= len(sent) for d in s["citations"]), (q.text, s)
-            assert all(f"[Doc {d}]" in s["text"] for d in s["citations"]), s  # the marks a reader sees are the ones checked
-        cited = {d for s in shown(rec) for d in s["citations"]}
-        assert {p["doc"] for p in rec.passages} == cited  # the passages listed under the answer are exactly those cited
+            if s.claim in (NO_ANSWER,) or s.status == "no answer": continue
+            assert s.citations and all(1 <= d <= len(sent) for d in s.citations), (q.text, s)
+            assert all(f"[Doc {d}]" in s.text for d in s.citations), s  # the marks a reader sees are the ones checked
+        cited = {d for s in shown(rec) for d in s.citations}
+        assert {p.doc for p in rec.passages} == cited  # the passages listed under the answer are exactly those cited
         for p in rec.passages:
-            assert (p["chunk_id"], p["text"]) == (sent[p["doc"] - 1].id, sent[p["doc"] - 1].body)
+            assert (p.chunk_id, p.text) == (sent[p.doc - 1].id, sent[p.doc - 1].body)
         # the grammar held: every [Doc N] the model wrote points into the context
         assert all(1 <= int(d) <= len(sent) for d in re.findall(r"\[Doc (\d+)\]", rec.raw_output)), rec.raw_output
 
 
 def test_verification_ran_on_these_sentences(answerer, answers):
-    from qasper_rag.answer.verify import STATUSES
+    from qasper_rag.answer.record import STATUSES
     for q, rec, res in answers.values():
         v = rec.verification
         assert v["judge"] == f"grounded:{answerer.gen.name}" == rec.config["verify"]
-        assert v["counts"] == {k: Counter(s["status"] for s in rec.sentences).get(k, 0) for k in STATUSES}, (v, rec.sentences)
+        assert v["counts"] == {k: Counter(s.status for s in rec.sentences).get(k, 0) for k in STATUSES}, (v, rec.sentences)
         assert sum(v["counts"].values()) == len(rec.sentences) > 0
         assert v["short_answer"]["after"] == rec.short_answer
         for s in rec.sentences:
-            assert s["status"] in STATUSES and s["verified"] == (s["status"] in VERIFIED)
-            if s["status"] in ("verified", "re-cited"):  # the model's own claim kept: the judge said yes to it
-                assert s["p"] is not None and s["p"] >= answerer.verifier.judge.threshold, s
-        assert rec.answer == " ".join(s["text"] for s in shown(rec)) or not shown(rec), rec.answer
+            assert s.status in STATUSES and s.verified == (s.status in VERIFIED)
+            if s.status in ("verified", "re-cited"):  # the model's own claim kept: the judge said yes to it
+                assert s.verdict.p is not None and s.verdict.p >= answerer.verifier.judge.threshold, s
+        assert rec.answer == " ".join(s.text for s in shown(rec)) or not shown(rec), rec.answer
         if not shown(rec): assert rec.answer in (NO_ANSWER, NOT_ESTABLISHED)  # the reader is told, not shown an empty answer
 
 
 def test_the_short_answer_agrees_with_the_answer(answers):
     for q, rec, res in answers.values():
-        short, kept = rec.short_answer, [s for s in rec.sentences if s["verified"]]
+        short, kept = rec.short_answer, [s for s in rec.sentences if s.verified]
         if short == "Unanswerable":  # nothing verified is shown beside it, and no evidence is predicted
             assert not kept and rec.predicted_evidence == [] and rec.short_answer_type == "unanswerable", rec
         else:  # an answer is claimed only with a verified sentence behind it
@@ -127,7 +127,7 @@ def test_the_short_answer_agrees_with_the_answer(answers):
         if yes_no_question(q.text):
             assert short in ("Yes", "No", "Unanswerable"), (q.text, short)
             if short in ("Yes", "No"):  # decided by the model's own claim that held, not only by a quote a rewrite put in
-                assert any(s["status"] in ("verified", "re-cited") for s in kept), rec.sentences
+                assert any(s.status in ("verified", "re-cited") for s in kept), rec.sentences
                 assert rec.short_answer_type == "yes/no"
 
 

@@ -1,6 +1,6 @@
 """`Answerer.stream`: the answer as it happens (passages, the reply as written, each sentence checked, the short answer, the record),
 with the tests' SmolLM2 model on a train paper; the record is the one `Answerer.answer` returns."""
-import dataclasses, re, threading
+import re, threading
 
 import pytest
 
@@ -23,7 +23,7 @@ def paper(train10):
 def answerer(tmp_path, gen=None) -> Answerer:
     "A tiny answerer with a model fresh from its file (llama.cpp's reuse of a cached prompt can tip a near tie in the tiny model's words)."
     gen = gen or LlamaCppGenerator(smollm2_gguf_path(), n_ctx=2048)
-    cfg = dataclasses.replace(get_config("bm25-only"), budget=600)
+    cfg = get_config("smoke")
     return Answerer(Retriever(cfg, cache_dir=tmp_path / "cache"), gen, max_tokens=120, verifier=Verifier(load_judge("lexical"), gen))
 
 
@@ -41,13 +41,13 @@ def test_stream_events_in_order_and_the_record_answer_returns(paper, tmp_path):
     rec, again = done.record, answerer(tmp_path).answer(paper, Q, "q1")
     assert untimed(rec) == untimed(again[0]) and done.retrieval.context.chunk_ids == again[1].context.chunk_ids
     assert isinstance(first, Passages) and first.title == paper.title and first.context == rec.context and first.retrieval is done.retrieval
-    assert [c["chunk_id"] for c in first.context] == [c.id for c in done.retrieval.passages] and first.context[0]["doc"] == 1
+    assert [c.chunk_id for c in first.context] == [c.id for c in done.retrieval.passages] and first.context[0].doc == 1
     texts = [e for e in events if isinstance(e, Text)]
     assert len(texts) > 1 and {e.attempt for e in texts} <= set(range(1, rec.attempts + 1))
     assert "".join(e.text for e in texts if e.attempt == rec.attempts) == rec.raw_output  # the last reply, as it was written
     checked = [e for e in events if isinstance(e, Verified)]
     assert [(e.index, e.text, e.original, e.status, list(e.citations)) for e in checked] == [
-        (k, s["text"], s["original"], s["status"], s["citations"]) for k, s in enumerate(rec.sentences)]
+        (k, s.text, s.original, s.status, list(s.citations)) for k, s in enumerate(rec.sentences)]
     assert events[-2] == Short(rec.short_answer, rec.short_answer_type)
 
 

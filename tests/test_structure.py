@@ -64,7 +64,7 @@ def test_methods_carry_their_class_name(module):
 MAIN = {"retrieve.retrieval": {"Retriever": ["retrieve", "index", "pool", "repack", "embedder", "late", "crag_scorer", "llm_relevance"]},
         "core.llama": {"LlamaCppGenerator": ["generate", "grammar", "yes_probability", "tokenizer", "last_timings"]},
         "core.server": {"OpenAIGenerator": ["generate", "generate_many", "yes_probability", "tokenizer", "models"]},
-        "answer.answer": {"Answerer": ["_verified", "_record"]},
+        "answer.answer": {"Answerer": ["_steps", "_record"]},
         "retrieve.bm25": {"BM25Index": ["index", "scores", "search", "save", "load"]},
         "retrieve.dense": {"DenseIndex": ["add", "index", "scores", "search", "save", "load"], "Embedder": ["windows", "encode_documents"],
                   "VectorCache": ["encode"]},

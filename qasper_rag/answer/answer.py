@@ -25,45 +25,17 @@ from .judges import grounding
 from ..core.llm import Generation, call_purpose, calls_recorded
 from .prompts import build_messages, check_citations, citation_report, parse_output, attribute, short_answer_messages, yes_no_question, usable_short_answer, strip_citations, CitedSentence, INSTRUCTIONS, NO_ANSWER, PROMPTS, ParsedOutput, answer_grammar
 from ..retrieve.retrieval import Retriever, Retrieval
-from .verify import Verifier, agree_short_answer
+from .verify import CheckedSentence, Verifier, agree_short_answer
+from .record import AnswerRecord, AnswerSentence, CitedPassage, ContextPassage, Support, SupportingSentence, Verdict
 from .short import first_line, formed_short_answer, method_clause, passage_span, rebind_number, short_answer_type, without_citations
 
 # %% auto #0
-__all__ = ['UNANSWERABLE', 'RETRY', 'Event', 'MAX_SENTENCES', 'AnswerRecord', 'Attempt', 'Answerer', 'Passages', 'Text',
-           'Verified', 'Short', 'Done', 'evidence_paragraphs', 'located', 'with_support']
+__all__ = ['UNANSWERABLE', 'RETRY', 'Event', 'MAX_SENTENCES', 'Attempt', 'Answerer', 'Passages', 'Text', 'Verified', 'Short',
+           'Done', 'evidence_paragraphs', 'located', 'with_support', 'CheckedAnswer', 'drafted', 'checked_answer',
+           'assembled', 'shaped_short_answer']
 
 # %% ../../nbs/answer/14_answer.ipynb #a97b9ff8
 UNANSWERABLE = "Unanswerable"
-
-# %% ../../nbs/answer/14_answer.ipynb #fdf7e565
-@dataclass
-class AnswerRecord:
-    "Everything about one answered (or failed) question."
-    question: str
-    paper_id: str
-    answer: str  # what is shown: the verified sentences (or the no-answer sentence)
-    sentences: list[dict]  # {text, claim, citations, rejected, attributed}; verified answers add {original, status, repaired, verified, p, reason}; shown ones `support` (`with_support`)
-    short_answer: str
-    passages: list[dict]  # the cited passages: {doc, chunk_id, section, text, location}
-    predicted_evidence: list[str]  # exact QASPER paragraph strings / FLOAT SELECTED strings of the cited passages
-    context: list[dict]  # every passage sent: {doc, chunk_id, section, label}
-    reasoning: str = ""
-    question_id: str | None = None
-    model: str = ""
-    config: dict = field(default_factory=dict)
-    timings: dict = field(default_factory=dict)
-    usage: dict = field(default_factory=dict)
-    citations: dict = field(default_factory=dict)  # citation_report of the answer
-    problems: list[str] = field(default_factory=list)
-    failed: bool = False
-    attempts: int = 0
-    raw_output: str = ""
-    notice: str = ""  # told to the reader, e.g. "1 sentence removed: not supported by the passages"
-    verification: dict = field(default_factory=dict)  # judge, counts by status, calls, seconds, the short answer before agreement
-    short_answer_type: str = ""  # its form (`short.short_answer_type`): yes/no, extractive, free form, unanswerable, missing
-    calls: list[dict] = field(default_factory=list)  # every model call: purpose, kind, prompt and completion tokens, seconds, prefix tokens reused from the KV cache
-
-    def to_dict(self) -> dict: return asdict(self)
 
 # %% ../../nbs/answer/14_answer.ipynb #9f4bfa2c
 RETRY = ("Your reply did not follow the format ({problems}). Reply again, in exactly this format, citing passages as [Doc N]:\n"
@@ -201,7 +173,7 @@ class Answerer:
 class Passages:
     "The passages retrieved for the question and sent to the model, before it starts writing."
     title: str  # the paper's title
-    context: list[dict]  # every passage sent, as the record keeps it: {doc, chunk_id, section, label}
+    context: list[ContextPassage]  # every passage sent, as the record keeps it
     retrieval: Retrieval  # the whole retrieval (each stage's ranking, the chunks and their texts)
 
 # %% ../../nbs/answer/14_answer.ipynb #6d3a7e68
@@ -264,9 +236,9 @@ def _in_thread(work: Callable[[Callable[[str, int], None]], Attempt], # work(on_
     return out["result"]
 
 # %% ../../nbs/answer/14_answer.ipynb #c9024d90
-def _checked(rec: AnswerRecord) -> list[Verified | Short]:
+def _checks(rec: AnswerRecord) -> list[Verified | Short]:
     "The record's sentences as checked, then its short answer, as events."
-    return [Verified(k, s["text"], s.get("original") or s["text"], s.get("status", ""), tuple(s["citations"])) for k, s in enumerate(rec.sentences)] + [
+    return [Verified(k, s.text, s.original, s.status, tuple(s.citations)) for k, s in enumerate(rec.sentences)] + [
         Short(rec.short_answer, rec.short_answer_type)]
 
 # %% ../../nbs/answer/14_answer.ipynb #26f11d67
@@ -292,12 +264,11 @@ def _steps(self: Answerer, paper: Paper, question: str, question_id: str | None,
     shown = [labels.get(c.id, "") for c in passages] if self.show_labels else None
     sent, excerpts = res.prompt_passages, dict(res.context.shown)  # as the prompt shows them: excerpts with a sentence budget
     msgs = build_messages(question, sent, paper.title, shown, **PROMPTS[self.prompt])
-    context = [{"doc": i + 1, "chunk_id": c.id, "section": c.section, "label": labels.get(c.id)}
-               | ({"excerpt": excerpts[c.id]} if c.id in excerpts else {}) for i, c in enumerate(passages)]
+    context = [ContextPassage(i + 1, c.id, c.section, labels.get(c.id), excerpts.get(c.id)) for i, c in enumerate(passages)]
     base = dict(question=question, paper_id=paper.id, question_id=question_id, context=context,
                 model=self.gen.name, config={"retrieval": self.retriever.config.to_dict(), "max_tokens": self.max_tokens, "constrained": self.constrained, "prompt": self.prompt,
                                              "verify": _judge_spec(self.verifier)})
-    yield Passages(paper.title, [dict(c) for c in context], res)
+    yield Passages(paper.title, list(context), res)
     try:
         short_msgs = lambda problem: short_answer_messages(question, sent, paper.title, shown, problem)
         work = lambda on_text: _generate(self.gen, msgs, short_msgs, question, len(passages),
@@ -311,7 +282,7 @@ def _steps(self: Answerer, paper: Paper, question: str, question_id: str | None,
     rec.calls[:] = calls
     rec.timings["model_calls"] = sum(c["seconds"] for c in calls)
     rec.timings["outside_calls"] = rec.timings["total"] - rec.timings["model_calls"]  # retrieval's encoders, parsing, grounding
-    yield from _checked(rec)
+    yield from _checks(rec)
     yield Done(rec, res)
 
 # %% ../../nbs/answer/14_answer.ipynb #7b5267a4
@@ -359,46 +330,68 @@ from .verify import supporting_sentences
 
 # %% ../../nbs/answer/14_answer.ipynb #58d3e068
 def located(chunked, # the paper's `ChunkedPaper` (a library's routed chunks, without locations, leave the passages as they are)
-            passages: list[dict], # the record's cited passages ({doc, chunk_id, section, text})
-           ) -> list[dict]:
-    "The passages, each with its `location` (a dict of `chunking.Location`)."
+            passages: list[CitedPassage], # the record's cited passages
+           ) -> list[CitedPassage]:
+    "The passages, each with its `location` (`chunking.Location`)."
     if not hasattr(chunked, "location"): return passages
-    return [{**p, "location": chunked.location(p["chunk_id"]).to_dict()} for p in passages]
+    return [dataclasses.replace(p, location=chunked.location(p.chunk_id)) for p in passages]
 
 # %% ../../nbs/answer/14_answer.ipynb #14563a13
 def with_support(chunked, # the paper's `ChunkedPaper`
                  question: str, # the question (`grounding` leaves out the words a claim only repeats from it)
-                 rows: list[dict], # the record's sentences ({claim, citations, status, ...})
+                 sentences: list[AnswerSentence], # the record's sentences
                  passages, # the passages sent (`Chunk`s), [Doc N] being passages[N-1]
-                ) -> list[dict]:
-    "The sentences, each shown one with `support`: per cited doc, its supporting sentences {start, end, text, pages, boxes}."
-    where = (lambda cid, a, b: {k: v for k, v in chunked.location(cid, a, b).to_dict().items() if k in ("pages", "boxes")}) \
-        if hasattr(chunked, "location") else (lambda cid, a, b: {})
-    out = []
-    for r in rows:
-        if r.get("status") == "removed" or not r.get("citations"): out.append(r); continue
-        sup = [{"doc": d, "chunk_id": passages[d - 1].id,
-                "sentences": [{"start": a, "end": b, "text": passages[d - 1].body[a:b], **where(passages[d - 1].id, a, b)}
-                              for a, b in supporting_sentences(passages[d - 1].body, r["claim"], question)]} for d in r["citations"]]
-        out.append({**r, "support": sup})
-    return out
+                ) -> list[AnswerSentence]:
+    "The sentences, each shown one with its `support`: per cited doc, its sentences that hold the claim, with their pages and line boxes."
+    def held(d: int, a: int, b: int) -> SupportingSentence:
+        c = passages[d - 1]
+        if not hasattr(chunked, "location"): return SupportingSentence(a, b, c.body[a:b])
+        loc = chunked.location(c.id, a, b)
+        return SupportingSentence(a, b, c.body[a:b], loc.pages, loc.boxes)
+    return [s if s.removed or not s.citations else dataclasses.replace(s, support=tuple(
+                Support(d, passages[d - 1].id, tuple(held(d, a, b) for a, b in supporting_sentences(passages[d - 1].body, s.claim, question)))
+                for d in s.citations)) for s in sentences]
 
 # %% ../../nbs/answer/14_answer.ipynb #b0253273
-@patch
-def _verified(self: Answerer, question: str, sents: list[CitedSentence], attributed: set, passages, short: str, probs: list[str]):
-    "Verify the sentences; returns (answer, sentence rows, shown sentences, short answer, notice, verification summary)."
-    rows = lambda: [{"text": s.text, "claim": s.claim, "citations": list(s.citations), "rejected": list(s.rejected), "attributed": k in attributed}
-                    for k, s in enumerate(sents)]
-    if self.verifier is None: return " ".join(s.text for s in sents), rows(), sents, short, "", {}
-    v = self.verifier.check(question, sents, passages, short=short)
-    v, agreed, note = agree_short_answer(question, short, v, [c.body for c in passages])
+@dataclass(frozen=True)
+class CheckedAnswer:
+    "The answer once verified, repaired and agreed with its short answer."
+    answer: str  # what is shown
+    sentences: list[AnswerSentence]  # every sentence, shown or removed
+    shown: list[CitedSentence]  # the shown sentences citing a passage: what the citation report and the evidence count
+    short: str  # the short answer, agreeing with what holds
+    notice: str = ""  # told to the reader: sentences removed or withdrawn, the closest passage when nothing answers
+    summary: dict = field(default_factory=dict)  # the record's `verification`: judge, counts by status, calls, seconds, the short answer before agreement
+
+# %% ../../nbs/answer/14_answer.ipynb #b99de05b
+def drafted(sents: Sequence[CitedSentence], # the answer's sentences as finished (`_finish_sentences`)
+            attributed: set[int], # the indices whose citation was attributed
+           ) -> list[AnswerSentence]:
+    "The draft's sentences as the record keeps them, not yet verified."
+    return [AnswerSentence(s.text, s.claim, tuple(s.citations), tuple(s.rejected), k in attributed) for k, s in enumerate(sents)]
+
+# %% ../../nbs/answer/14_answer.ipynb #31fc453d
+def _verdict(c: CheckedSentence) -> Verdict: return Verdict(c.original, c.status, c.repaired, c.p, c.reason, c.before, c.answers)
+
+# %% ../../nbs/answer/14_answer.ipynb #3c9f9cef
+def checked_answer(verifier: Verifier | None, # checks (and repairs) every sentence; None: the draft is shown as written
+                   question: str, sents: list[CitedSentence], attributed: set[int],
+                   passages, # the passages sent (`Chunk`s), in [Doc N] order
+                   short: str, # the short answer as shaped (`shaped_short_answer`)
+                   probs: list[str], # the record's problems: the short answer's agreement is said here
+                  ) -> CheckedAnswer:
+    """Verify each sentence against what it cites and repair the ones that fail (`Verifier.check`: re-cite, rewrite as a quote,
+    remove), then make the short answer agree with what holds (`verify.agree_short_answer`)."""
+    if verifier is None: return CheckedAnswer(" ".join(s.text for s in sents), drafted(sents, attributed), list(sents), short)
+    v = verifier.check(question, sents, passages, short=short)  # verify, repair
+    v, agreed, note = agree_short_answer(question, short, v, [c.body for c in passages])  # agree
     if note: probs.append(note)
-    out = [{**r, **c.to_dict()} for r, c in zip(rows(), v.sentences)]
-    shown = [CitedSentence(c.text, c.claim, c.citations) for c in v.shown if c.citations]
-    summary = {"judge": _judge_spec(self.verifier), "seconds": v.seconds, "judge_calls": v.judge_calls, "generations": v.generations,
+    rows = [dataclasses.replace(d, text=c.text, claim=c.claim, citations=tuple(c.citations), verdict=_verdict(c))
+            for d, c in zip(drafted(sents, attributed), v.sentences)]
+    summary = {"judge": _judge_spec(verifier), "seconds": v.seconds, "judge_calls": v.judge_calls, "generations": v.generations,
                "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note},
-               "answers_judge": getattr(self.verifier.answers, "name", None), "closest": v.closest}
-    return v.answer, out, shown, agreed, v.notice, summary
+               "answers_judge": getattr(verifier.answers, "name", None), "closest": v.closest}
+    return CheckedAnswer(v.answer, rows, [CitedSentence(c.text, c.claim, c.citations) for c in v.shown if c.citations], agreed, v.notice, summary)
 
 # %% ../../nbs/answer/14_answer.ipynb #a7563bb3
 def _as_written(question: str, short: str, sents: Sequence[CitedSentence], sent: Sequence[str], probs: list[str]) -> str:
@@ -422,31 +415,45 @@ def _record(self: Answerer, res: Retrieval, att: Attempt,
             base: dict, # the record's fields known before generation (question, ids, context, model, config)
             t0: float, t_ret: float, # `perf_counter` at the start, and the seconds retrieval took
            ) -> AnswerRecord:
-    "Assemble the record: verified sentences, cited passages, predicted evidence, citation report."
-    passages, parsed = res.passages, att.parsed
+    "After the draft (`_generate`): finish it, shape its short answer, verify, repair and agree (`checked_answer`), then assemble the record."
+    q, passages, parsed = base["question"], res.passages, att.parsed
     sents, attributed, probs = _finish_sentences(att.sentences, passages, list(att.problems))
-    sent = [c.body for c in passages]
-    short = UNANSWERABLE if parsed.short_answer.lower().startswith(UNANSWERABLE.lower()) else rebind_number(
-        base["question"], parsed.short_answer, sent)
-    if short not in (UNANSWERABLE, parsed.short_answer):  # said, like every other change to what the model wrote
-        probs.append(f"short answer {parsed.short_answer!r} -> {short!r}: the number of what the question counts")
-    short = _as_written(base["question"], short, sents, sent, probs)
+    short = shaped_short_answer(q, parsed.short_answer, sents, [c.body for c in passages], probs)
     t_gen = time.perf_counter() - t0 - t_ret
     with call_purpose("verify"):
-        answer, rows, shown, short, notice, ver = self._verified(base["question"], sents, attributed, passages, short, probs) if parsed.answer else (
-            "", [], [], short, "", {})
-    cited = list(dict.fromkeys(i for s in shown for i in s.citations))
-    cited_chunks = [passages[i - 1] for i in cited]
-    rows = with_support(res.chunked, base["question"], rows, passages)
-    evidence = [] if short == UNANSWERABLE else evidence_paragraphs(res.chunked, base["question"], [(s.claim, [passages[d - 1].id for d in s.citations]) for s in shown])
+        checked = checked_answer(self.verifier, q, sents, attributed, passages, short, probs) if parsed.answer else CheckedAnswer("", [], [], short)
+    return assembled(res, att, checked, len(attributed), probs, base,
+                     {"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
+                      "verification": checked.summary.get("seconds", 0.0), "total": time.perf_counter() - t0})
+
+# %% ../../nbs/answer/14_answer.ipynb #238fce06
+def assembled(res: Retrieval, att: Attempt, checked: CheckedAnswer,
+              attributed: int, # sentences whose citation was attributed
+              probs: list[str], base: dict, timings: dict,
+             ) -> AnswerRecord:
+    "The record of an answer checked: its sentences with their support, the cited passages located, the evidence they predict."
+    passages, q = res.passages, base["question"]
+    cited = list(dict.fromkeys(i for s in checked.shown for i in s.citations))
+    evidence = [] if checked.short == UNANSWERABLE else evidence_paragraphs(
+        res.chunked, q, [(s.claim, [passages[d - 1].id for d in s.citations]) for s in checked.shown])
     return AnswerRecord(
-        answer=answer, sentences=rows, short_answer=short, short_answer_type=short_answer_type(short, [c.body for c in passages]),
-        passages=located(res.chunked, [{"doc": i, "chunk_id": c.id, "section": c.section, "text": c.body} for i, c in zip(cited, cited_chunks)]),
-        predicted_evidence=evidence, reasoning=parsed.reasoning, problems=probs, notice=notice, verification=ver,
-        citations={**citation_report(shown), "attributed": len(attributed)},
-        failed=not parsed.answer, attempts=att.attempts, usage=att.usage, raw_output=att.output.text,
-        timings={"retrieval": t_ret, **{f"retrieval_{k}": v for k, v in res.timings.items()}, "generation": t_gen,
-                 "verification": ver.get("seconds", 0.0), "total": time.perf_counter() - t0}, **base)
+        answer=checked.answer, sentences=with_support(res.chunked, q, checked.sentences, passages), short_answer=checked.short,
+        short_answer_type=short_answer_type(checked.short, [c.body for c in passages]),
+        passages=located(res.chunked, [CitedPassage(i, passages[i - 1].id, passages[i - 1].section, passages[i - 1].body) for i in cited]),
+        predicted_evidence=evidence, reasoning=att.parsed.reasoning, problems=probs, notice=checked.notice, verification=checked.summary,
+        citations={**citation_report(checked.shown), "attributed": attributed},
+        failed=not att.parsed.answer, attempts=att.attempts, usage=att.usage, raw_output=att.output.text, timings=timings, **base)
+
+# %% ../../nbs/answer/14_answer.ipynb #39ea50af
+def shaped_short_answer(question: str, short: str, # the reply's short answer
+                        sents: Sequence[CitedSentence], # the answer's sentences (their cited passages are searched first)
+                        sent: Sequence[str], # the passages sent, in [Doc N] order
+                        probs: list[str], # the record's problems: every change is said here
+                       ) -> str:
+    "The short answer as QASPER scores it: Unanswerable kept, the number of what the question counts (`short.rebind_number`), as written (`_as_written`)."
+    new = UNANSWERABLE if short.lower().startswith(UNANSWERABLE.lower()) else rebind_number(question, short, sent)
+    if new not in (UNANSWERABLE, short): probs.append(f"short answer {short!r} -> {new!r}: the number of what the question counts")
+    return _as_written(question, new, sents, sent, probs)
 
 # %% ../../nbs/answer/14_answer.ipynb #56eaa98e
 @patch

@@ -23,6 +23,7 @@ from fastcore.basics import patch
 from ..papers.data import Paper, check_question
 from ..papers.chunking import chunk_paper_id
 from .library import Library
+from .record import AnswerRecord
 
 # %% auto #0
 __all__ = ['ROUTE_VOTES', 'RRF_K', 'LIBRARY_PAPERS', 'FIRST_TURNS', 'Route', 'Router', 'ambiguity_notice', 'RoutedChunks',
@@ -238,32 +239,30 @@ def library_answer_dict(rec, # the `AnswerRecord`
 _DOC = re.compile(r"\s*\[Doc (\d+)\]")
 
 # %% ../../nbs/answer/19b_library_answer.ipynb #21955ff2
-def one_paper_per_sentence(rec, # an `AnswerRecord` whose passages may come from several papers
+def one_paper_per_sentence(rec: AnswerRecord, # an answer whose passages may come from several papers
                            evidence=None, # chunk ids -> their QASPER evidence strings (`RoutedChunks.evidence_strings`); None: keep the record's
-                          ):
+                          ) -> AnswerRecord:
     "`rec` with every shown sentence naming its paper (`paper`) and citing passages of that paper alone: the first-cited paper's."
-    paper_of = {c["doc"]: chunk_paper_id(c["chunk_id"]) for c in rec.context}
+    paper_of = {c.doc: chunk_paper_id(c.chunk_id) for c in rec.context}
     rows, cut = [], 0
     for s in rec.sentences:
-        cites = list(s.get("citations") or [])
-        if not cites or s.get("status") == "removed": rows.append(s); continue
-        first = paper_of.get(cites[0])
-        keep, gone = [d for d in cites if paper_of.get(d) == first], [d for d in cites if paper_of.get(d) != first]
-        s = {**s, "paper": first}
+        if not s.citations or s.removed: rows.append(s); continue
+        first = paper_of.get(s.citations[0])
+        keep, gone = [d for d in s.citations if paper_of.get(d) == first], [d for d in s.citations if paper_of.get(d) != first]
+        s = dataclasses.replace(s, paper=first)
         if gone:
             cut += 1
-            text = _DOC.sub(lambda m: "" if int(m[1]) in gone else m[0], s["text"]).strip()
             note = "citations of another paper dropped: " + ", ".join(f"Doc {d}" for d in gone)
-            s |= {"text": text, "citations": keep, "repaired": f"{s['repaired']}; {note}" if s.get("repaired") else note}
-            if "support" in s: s["support"] = [x for x in s["support"] if x["doc"] in keep]
+            s = dataclasses.replace(s, text=_DOC.sub(lambda m: "" if int(m[1]) in gone else m[0], s.text).strip(), citations=tuple(keep),
+                                    verdict=s.verdict and dataclasses.replace(s.verdict, repaired=f"{s.repaired}; {note}" if s.repaired else note),
+                                    support=None if s.support is None else tuple(x for x in s.support if x.doc in keep))
         rows.append(s)
     if not cut: return dataclasses.replace(rec, sentences=rows)
-    cited = {d for s in rows if s.get("status") != "removed" for d in s.get("citations") or []}
-    passages = [p for p in rec.passages if p["doc"] in cited]
+    cited = {d for s in rows if not s.removed for d in s.citations}
+    passages = [p for p in rec.passages if p.doc in cited]
     said = f"{cut} sentence{'s' if cut > 1 else ''} cited passages of two papers: only the first-cited paper's are kept."
-    return dataclasses.replace(rec, sentences=rows, passages=passages,
-                               answer=" ".join(s["text"] for s in rows if s.get("status") != "removed" and s.get("text")),
-                               predicted_evidence=evidence([p["chunk_id"] for p in passages]) if evidence else rec.predicted_evidence,
+    return dataclasses.replace(rec, sentences=rows, passages=passages, answer=" ".join(s.text for s in rows if s.shown),
+                               predicted_evidence=evidence([p.chunk_id for p in passages]) if evidence else rec.predicted_evidence,
                                notice=f"{rec.notice} {said}".strip())
 
 # %% ../../nbs/answer/19b_library_answer.ipynb #2acc5438
@@ -271,4 +270,4 @@ def sentences_by_paper(rec, # an `AnswerRecord` (after `one_paper_per_sentence`)
                        titles: dict[str, str], # paper id -> title
                       ) -> list[tuple[str, str]]:
     "(paper title, sentence) for each shown sentence, in answer order: what `ask --library` prints when an answer draws on several papers."
-    return [(titles.get(s.get("paper"), s.get("paper") or ""), s["text"]) for s in rec.sentences if s.get("status") != "removed" and s.get("text")]
+    return [(titles.get(s.paper, s.paper or ""), s.text) for s in rec.sentences if s.shown]

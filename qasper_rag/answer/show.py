@@ -27,25 +27,21 @@ from __future__ import annotations
 import base64, functools, html, re, struct, textwrap, zlib
 from pathlib import Path
 from typing import Mapping
-from ..papers.chunking import chunk_paper_id
+from ..papers.chunking import Location, chunk_paper_id
+from .record import AnswerRecord, CitedPassage
 
 # %% auto #0
 __all__ = ['COLOR', 'MARKS', 'CSS', 'support_spans', 'where', 'highlighted', 'passage_text', 'passages_text', 'png', 'page_image',
            'answer_html']
-
-# %% ../../nbs/answer/14c_show.ipynb #c2ce3dd5
-def _rec(rec) -> dict:
-    "An `AnswerRecord` or its dict, as a dict."
-    return rec if isinstance(rec, dict) else rec.to_dict()
 
 # %% ../../nbs/answer/14c_show.ipynb #2993153d
 def support_spans(rec, # an `AnswerRecord` or its dict
                  ) -> dict[int, list[tuple[int, int, tuple[int, ...]]]]:
     "Per cited doc number: (start, end, pages) of its supporting sentences over every shown sentence, merged and in passage order."
     per: dict[int, list] = {}
-    for s in _rec(rec)["sentences"]:
-        for c in s.get("support", []):
-            per.setdefault(c["doc"], []).extend((x["start"], x["end"], tuple(x.get("pages") or ())) for x in c["sentences"])
+    for s in AnswerRecord.of(rec).sentences:
+        for c in s.support or ():
+            per.setdefault(c.doc, []).extend((x.start, x.end, tuple(x.pages or ())) for x in c.sentences)
     out = {}
     for d, spans in per.items():
         merged = []
@@ -56,12 +52,12 @@ def support_spans(rec, # an `AnswerRecord` or its dict
     return out
 
 # %% ../../nbs/answer/14c_show.ipynb #986a924a
-def where(loc: Mapping | None, # a passage's `location` (a dict of `chunking.Location`), or None
+def where(loc: Location | None, # a passage's `location`, or None
          ) -> str:
     "Where a passage is printed, in words: `p. 3`, `pp. 3-4`, `main.tex:12`; '' when the record does not say."
     if not loc: return ""
-    if (pages := list(loc.get("pages") or ())): return f"p. {pages[0]}" if len(pages) == 1 else f"pp. {pages[0]}-{pages[-1]}"
-    return f"{loc['file']}:{loc['line']}" if loc.get("file") else ""
+    if (pages := list(loc.pages)): return f"p. {pages[0]}" if len(pages) == 1 else f"pp. {pages[0]}-{pages[-1]}"
+    return f"{loc.file}:{loc.line}" if loc.file else ""
 
 # %% ../../nbs/answer/14c_show.ipynb #85e76939
 COLOR = ("\x1b[1;33m", "\x1b[0m")  # bold yellow, then reset
@@ -99,15 +95,15 @@ def passages_text(rec, # an `AnswerRecord` or its dict
                   papers: Mapping[str, str] | None = None, # paper id -> title: each passage names its paper (a library's answers)
                  ) -> str:
     "The cited passages of an answer for a terminal: `[Doc N] chunk § section, p. 3` and its supporting sentences highlighted."
-    r, out = _rec(rec), []
+    r, out = AnswerRecord.of(rec), []
     spans = support_spans(r)
-    for p in r["passages"]:
-        pid, loc = chunk_paper_id(p["chunk_id"]), p.get("location")
-        sec = p["section"].removeprefix(f"{papers.get(pid, pid)} / ") if papers else p["section"]  # a multi-paper answer's sections name their paper
+    for p in r.passages:
+        pid, loc = chunk_paper_id(p.chunk_id), p.location
+        sec = p.section.removeprefix(f"{papers.get(pid, pid)} / ") if papers else p.section  # a multi-paper answer's sections name their paper
         at = where(loc)
-        out.append(f"\n[Doc {p['doc']}] " + (f"{papers.get(pid, pid)} ({p['chunk_id']}) § {sec}" if papers else f"{p['chunk_id']} § {sec}")
+        out.append(f"\n[Doc {p.doc}] " + (f"{papers.get(pid, pid)} ({p.chunk_id}) § {sec}" if papers else f"{p.chunk_id} § {sec}")
                    + (f", {at}" if at else ""))
-        body = passage_text(p["text"], spans.get(p["doc"], []), color, full, bool(loc and loc.get("pages")))
+        body = passage_text(p.text, spans.get(p.doc, []), color, full, bool(loc and loc.pages))
         out.append(textwrap.indent(textwrap.fill(body, width - 4), "    "))
     return "\n".join(out)
 
@@ -161,27 +157,27 @@ def _box(box, w: float, h: float, cls: str) -> str:
             f'width:{(x1 - x0) / w:.3%};height:{(y1 - y0) / h:.3%}"></div>')
 
 # %% ../../nbs/answer/14c_show.ipynb #25a9705c
-def _pdf_of(loc: Mapping | None, pdf: str | Path | None) -> str | None:
+def _pdf_of(loc: Location | None, pdf: str | Path | None) -> str | None:
     "The PDF a passage's pages are drawn from: `pdf` if given, else the location's source when it is a PDF on disk."
-    src = str(pdf) if pdf else (loc or {}).get("source")
-    return src if src and src.lower().endswith(".pdf") and Path(src).is_file() and (loc or {}).get("pages") else None
+    src = str(pdf) if pdf else (loc.source if loc else None)
+    return src if src and src.lower().endswith(".pdf") and Path(src).is_file() and loc and loc.pages else None
 
 # %% ../../nbs/answer/14c_show.ipynb #0c33f803
-def _passage_html(p: dict, spans, hl_boxes: list, key: str, pdf: str | Path | None, scale: float) -> str:
+def _passage_html(p: CitedPassage, spans, hl_boxes: list, key: str, pdf: str | Path | None, scale: float) -> str:
     "One cited passage: heading, text with `<mark>`s, and its PDF pages with the lines boxed."
-    loc, d = p.get("location") or {}, p["doc"]
-    text, out, pos = p["text"], [], 0
+    loc, d = p.location, p.doc
+    text, out, pos = p.text, [], 0
     for k, (a, b, _) in enumerate(spans):
         out += [html.escape(text[pos:a]), f'<mark id="{key}-doc{d}-m{k}">{html.escape(text[a:b])}</mark>']; pos = b
     body = "".join(out + [html.escape(text[pos:])])
     at = where(loc)
-    parts = [f'<section class="passage" id="{key}-doc{d}"><h3>[Doc {d}] {html.escape(p["section"])} '
-             f'<span class="where">{html.escape(p["chunk_id"])}{", " + html.escape(at) if at else ""}</span></h3>',
+    parts = [f'<section class="passage" id="{key}-doc{d}"><h3>[Doc {d}] {html.escape(p.section)} '
+             f'<span class="where">{html.escape(p.chunk_id)}{", " + html.escape(at) if at else ""}</span></h3>',
              f'<div class="text">{body}</div>']
     if (src := _pdf_of(loc, pdf)):
-        for page in loc["pages"]:
+        for page in loc.pages:
             uri, w, h = page_image(src, page, scale)
-            boxes = [_box(b, w, h, "line") for b in loc.get("boxes", []) if b[0] == page] + [_box(b, w, h, "hl") for b in hl_boxes if b[0] == page]
+            boxes = [_box(b, w, h, "line") for b in loc.boxes if b[0] == page] + [_box(b, w, h, "hl") for b in hl_boxes if b[0] == page]
             parts.append(f'<figure><div class="sheet" data-page="{page}"><img alt="page {page}" src="{uri}">{"".join(boxes)}</div>'
                          f'<figcaption>page {page} of {html.escape(Path(src).name)}</figcaption></figure>')
     return "\n".join(parts + ["</section>"])
@@ -193,19 +189,19 @@ def answer_html(rec, # an `AnswerRecord` or its dict
                 standalone: bool = True, # a whole HTML document (else a fragment with its style, for Jupyter)
                ) -> str:
     "The answer as HTML: `[Doc N]` links to the passages, supporting sentences in `<mark>`, PDF pages with their lines boxed."
-    r = _rec(rec)
-    key = f"qa{zlib.crc32((r['question'] + r['paper_id'] + r['answer']).encode()):08x}"
-    docs = {p["doc"] for p in r["passages"]}
+    r = AnswerRecord.of(rec)
+    key = f"qa{zlib.crc32((r.question + r.paper_id + r.answer).encode()):08x}"
+    docs = {p.doc for p in r.passages}
     link = lambda m: f'<a class="cite" href="#{key}-doc{m[1]}">{m[0]}</a>' if int(m[1]) in docs else m[0]
-    answer = re.sub(r"\[Doc (\d+)\]", link, html.escape(r["answer"] or "(no answer)"))
+    answer = re.sub(r"\[Doc (\d+)\]", link, html.escape(r.answer or "(no answer)"))
     spans, boxes = support_spans(r), {}
-    for s in r["sentences"]:
-        for c in s.get("support", []): boxes.setdefault(c["doc"], []).extend(b for x in c["sentences"] for b in x.get("boxes", []))
-    parts = [f'<div class="qa" id="{key}"><h2>{html.escape(r["question"])}</h2>', f'<p class="answer">{answer}</p>',
-             f'<p class="short">Short answer: {html.escape(r.get("short_answer") or "")}</p>']
-    if r.get("notice"): parts.append(f'<p class="notice">{html.escape(r["notice"])}</p>')
-    parts += [_passage_html(p, spans.get(p["doc"], []), boxes.get(p["doc"], []), key, pdf, scale) for p in r["passages"]]
+    for s in r.sentences:
+        for c in s.support or (): boxes.setdefault(c.doc, []).extend(b for x in c.sentences for b in x.boxes or ())
+    parts = [f'<div class="qa" id="{key}"><h2>{html.escape(r.question)}</h2>', f'<p class="answer">{answer}</p>',
+             f'<p class="short">Short answer: {html.escape(r.short_answer)}</p>']
+    if r.notice: parts.append(f'<p class="notice">{html.escape(r.notice)}</p>')
+    parts += [_passage_html(p, spans.get(p.doc, []), boxes.get(p.doc, []), key, pdf, scale) for p in r.passages]
     frag = f"<style>{CSS}</style>\n" + "\n".join(parts + ["</div>"])
     if not standalone: return frag
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(r["question"])}</title></head>'
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(r.question)}</title></head>'
             f"<body>\n{frag}\n</body></html>\n")

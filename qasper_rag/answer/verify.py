@@ -35,18 +35,18 @@ from .judges import Verdict, grounding, claim_terms
 from .entailment import judge_claim, judge_entails
 from .prompts import CitedSentence, NO_ANSWER, SYSTEM_PROMPT, split_sentences, yes_no_question
 from .answering import form_problem
+from .record import STATUSES, HELD
 
 # %% auto #0
-__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'OFF_QUESTION', 'STATUSES', 'QUOTE_PROMPT', 'CheckedSentence',
-           'drop_repeats', 'Verification', 'quotable_sentences', 'quote_grammar', 'answer_polarity', 'Verifier',
-           'own_claim', 'agreed_short_answer', 'agree_short_answer', 'supporting_sentences']
+__all__ = ['NOT_ESTABLISHED', 'WITHDRAWN', 'UNDECIDED', 'OFF_QUESTION', 'QUOTE_PROMPT', 'CheckedSentence', 'drop_repeats',
+           'Verification', 'quotable_sentences', 'quote_grammar', 'answer_polarity', 'Verifier', 'own_claim',
+           'agreed_short_answer', 'agree_short_answer', 'supporting_sentences']
 
 # %% ../../nbs/answer/16a_verify.ipynb #e69fe5e3
 NOT_ESTABLISHED = "The passages do not establish whether the answer is yes or no."
 WITHDRAWN = "withdrawn: the model's own short answer says the passages do not answer the question"
 UNDECIDED = "withdrawn: no passage sent says yes or no, and a quote does not answer a yes/no question"
 OFF_QUESTION = "removed: true of the paper, but it does not answer the question"  # the answers judge said no (`answering`)
-STATUSES = ("verified", "re-cited", "rewritten", "removed", "no answer")
 
 # %% ../../nbs/answer/16a_verify.ipynb #12f002d3
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class CheckedSentence:
     answers: bool | None = None  # the answers judge's verdict on the shown claim: it states what was asked (None: not asked)
 
     @property
-    def verified(self) -> bool: return self.status in ("verified", "re-cited", "rewritten")
+    def verified(self) -> bool: return self.status in HELD
     @property
     def shown(self) -> bool: return self.status != "removed"
     def to_dict(self) -> dict: return {**asdict(self), "verified": self.verified, "citations": list(self.citations)}

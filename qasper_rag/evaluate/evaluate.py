@@ -18,13 +18,13 @@ from __future__ import annotations
 import json, resource, statistics, sys, time
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
-from ..answer.answer import AnswerRecord
+from ..answer.record import AnswerRecord, AnswerSentence
 from ..papers.data import Paper, Question, QasperCorpus
 from ..answer.labels import JudgedSentence, agreement, gold_support, read_labels, check_labels, read_label_items
 from .metrics import _mean_or_none, answer_citations, by_question_type, fmt_mean, gold_from_corpus, score_questions, aggregate_scores, write_predictions
 from ..core.stats import bootstrap_ci, percentiles
 from .recall import aggregate, question_recall
-from .runs import EvalLine, RunDir, questions_fingerprint
+from .runs import AlceVerdicts, EvalLine, RunDir, questions_fingerprint
 from ..core.files import atomic_write, say
 
 # %% auto #0
@@ -40,10 +40,10 @@ def model_sentence_support(record: AnswerRecord | Mapping, # one answer record (
                           ) -> list[int] | None:
     """For each sentence the model wrote (before verification), 1 if the verifier's judge found it supported by the passages
     the model itself cited, else 0 (uncited, re-cited elsewhere, rewritten, removed as unsupported); None: not verified."""
-    rows = record.sentences if isinstance(record, AnswerRecord) else record.get("sentences", [])
-    if not rows or not any("status" in s for s in rows): return None
-    mine = [s for s in rows if s.get("status") != "no answer"]
-    return [int(not s.get("attributed") and bool(s.get("citations")) and (s.get("before") or s.get("status")) in _SUPPORTED_AS_CITED)
+    rows = AnswerRecord.of(record).sentences
+    if not rows or not any(s.verdict for s in rows): return None
+    mine = [s for s in rows if s.status != "no answer"]
+    return [int(not s.attributed and bool(s.citations) and ((s.verdict and s.verdict.before) or s.status) in _SUPPORTED_AS_CITED)
             for s in mine]
 
 # %% ../../nbs/evaluate/17_evaluate.ipynb #f30810c4
@@ -71,8 +71,7 @@ def shown_label_shares(lines: Sequence[EvalLine | Mapping], # the run's records
     with open(path, newline="", encoding="utf-8") as f: rows = [r for r in csv.DictReader(f) if str(r.get("label", "")).strip() in ("0", "1")]
     has_answers = bool(rows) and "answers" in rows[0]
     labelled = {_key(r["question"], r["claim"]): r for r in rows}
-    shown = [(l.question, s["claim"]) for l in map(EvalLine.of, lines) if not l.record.failed
-             for s in l.record.sentences if s.get("verified", True) and s.get("citations") and s.get("status") not in ("removed", "withdrawn", "undecided", "no answer")]
+    shown = [(l.question, s.claim) for l in map(EvalLine.of, lines) if not l.record.failed for s in l.record.sentences if s.scored]
     hits = [labelled[k] for q, c in shown if (k := _key(q, c)) in labelled]
     sup = sum(r["label"].strip() == "1" for r in hits)
     out = {"labels": Path(path).name, "shown": len(shown), "matched": len(hits), "supported": _share(sup, len(hits))}
@@ -101,7 +100,7 @@ def judge_answer(record: AnswerRecord, # the answer record of one question
                  question: Question, # the question, with its gold evidence
                  judge, # the citation judge (None: only the gold check)
                  max_citations: int = 3, # citations judged per sentence: the first ones
-                ) -> tuple[dict | None, list[JudgedSentence]]:
+                ) -> tuple[AlceVerdicts | None, list[JudgedSentence]]:
     "ALCE verdicts of the judge (None without a judge or an answer) and both verdicts for every sentence of one answer."
     if record.failed or not record.answer: return None, []
     passages = [c.body for c in retrieval.passages]
@@ -116,10 +115,7 @@ def judge_answer(record: AnswerRecord, # the answer record of one question
         judged.append(JudgedSentence(f"{question.id}#{k}", question.id, s.claim, s.cited if ok else (), chunks,
                                      None if judge is None else s.recall, s.scores if judge is not None else (),
                                      int(any(gold)), gold))
-    alce = None if judge is None else {"recall": ac.recall, "precision": ac.precision, "n_citations": ac.n_citations,
-                                       "sentences": [{"claim": s.claim, "cited": list(s.cited), "recall": s.recall,
-                                                      "scores": list(s.scores), "irrelevant": list(s.irrelevant)} for s in ac.sentences]}
-    return alce, judged
+    return (None if judge is None else AlceVerdicts.of(ac)), judged
 
 # %% ../../nbs/evaluate/17_evaluate.ipynb #bb2e14d0
 class _NoJudge:
@@ -271,7 +267,7 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalL
     recs = [l.evidence_recall for l in by_id.values() if l.evidence_recall]
     er = aggregate(recs)
     alce = [l.alce for l in by_id.values()] + [None] * (total - len(by_id))
-    cr, cp = [a["recall"] if a else None for a in alce], [a["precision"] if a else None for a in alce]
+    cr, cp = [a.recall if a else None for a in alce], [a.precision if a else None for a in alce]
     before = [model_sentence_support(l.record) for l in by_id.values() if not l.record.failed]
     before = [b for b in before if b]  # questions whose model wrote sentences the verifier read
     judged = [j for l in by_id.values() for j in l.judged]
@@ -299,10 +295,10 @@ def run_metrics(lines: Sequence[EvalLine | Mapping], # the run's records (`EvalL
         # the shown answer read by the verifier's own judge: 1.0 on every answered question by construction (kept for old pages)
         "citation_recall": {"value": _mean(cr), "n": sum(x is not None for x in cr), "total": total, "ci95": ci(cr)},
         "citation_precision": {"value": _mean(cp), "n": sum(x is not None for x in cp), "total": total, "ci95": ci(cp)},
-        "citations": {"sentences": len(sents), "per_sentence_median": statistics.median([len(s["citations"]) for s in sents]) if sents else None,
-                      "uncited": sum(not s["citations"] for s in sents), "attributed": sum(bool(s.get("attributed")) for s in sents),
-                      "cited_by_model": sum(bool(s["citations"]) and not s.get("attributed") for s in sents),
-                      "rejected_ids": sum(len(s.get("rejected", [])) for s in sents)},
+        "citations": {"sentences": len(sents), "per_sentence_median": statistics.median([len(s.citations) for s in sents]) if sents else None,
+                      "uncited": sum(not s.citations for s in sents), "attributed": sum(s.attributed for s in sents),
+                      "cited_by_model": sum(bool(s.citations) and not s.attributed for s in sents),
+                      "rejected_ids": sum(len(s.rejected) for s in sents)},
         "kappa": agreement(judged, human),
         "verification": verification_metrics(by_id.values(), judged),
         "seconds_per_question": _stats(secs),
@@ -321,12 +317,12 @@ def verification_metrics(lines: Iterable[EvalLine | Mapping], # the run's record
     recs = [EvalLine.of(l).record for l in lines]
     sents = [s for r in recs for s in r.sentences]
     counts = {}
-    for s in sents: counts[s.get("status", "unverified")] = counts.get(s.get("status", "unverified"), 0) + 1
+    for s in sents: counts[s.status or "unverified"] = counts.get(s.status or "unverified", 0) + 1
     shown = [j for j in judged if j.cited and j.judge_recall is not None]
     ver = [r.timings["verification"] for r in recs if r.timings.get("verification")]
     gen = [r.timings["generation"] for r in recs if r.timings.get("verification")]
     no_claim = sum(1 for r in recs if not r.failed and r.answer
-                   and not any(s.get("citations") and s.get("status", "verified") != "removed" for s in r.sentences))
+                   and not any(s.citations and not s.removed for s in r.sentences))
     return {"sentences": len(sents), "counts": counts, "shown_claims": len(shown),
             "supported": sum(j.judge_recall for j in shown), "supported_share": round(sum(j.judge_recall for j in shown) / len(shown), 4) if shown else None,
             "multi_citation_sentences": sum(len(j.cited) > 1 for j in shown), "no_answer": no_claim,

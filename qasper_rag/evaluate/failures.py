@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 from ..papers.chunking import ChunkedPaper
 from ..papers.data import FLOAT_PREFIX, QasperCorpus, Question
+from .runs import EvalLine
 
 # %% auto #0
 __all__ = ['OPEN_ON_LINK', 'TABLE', 'gold_chunks', 'trace', 'TraceMismatch', 'check_trace', 'explore', 'failures_frame',
@@ -84,13 +85,14 @@ class TraceMismatch(ValueError):
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #411f8372
 def check_trace(res, # the traced `Retrieval` of one question
-                line: Mapping, # the run's record of the same question (a line of records.jsonl)
+                line: EvalLine | Mapping, # the run's record of the same question (`RunDir.lines`, or a line of records.jsonl)
                ) -> None:
     "Raise `TraceMismatch`, saying what differs, unless the trace sent exactly the passages (in order) the run's record sent."
-    sent, rec = list(res.context.chunk_ids), [c["chunk_id"] for c in line["record"].get("context", [])]
+    line = EvalLine.of(line)
+    sent, rec = list(res.context.chunk_ids), [c.chunk_id for c in line.record.context]
     if sent == rec: return
     only_run, only_trace = [c for c in rec if c not in sent], [c for c in sent if c not in rec]
-    raise TraceMismatch(f"question {line['question_id']} of paper {line['paper_id']}: the run sent {len(rec)} passages, the trace {len(sent)}"
+    raise TraceMismatch(f"question {line.question_id} of paper {line.paper_id}: the run sent {len(rec)} passages, the trace {len(sent)}"
                         + (f"; only the run sent {only_run[:4]}" if only_run else "") + (f"; only the trace sent {only_trace[:4]}" if only_trace else "")
                         + ("" if only_run or only_trace else "; the same passages in another order")
                         + ". Trace with the run's own retriever (`app.run_retriever(run_dir, corpus)`: its settings and its generator's "
@@ -102,13 +104,13 @@ def explore(corpus: QasperCorpus, # the papers; their questions with evidence ar
             limit: int | None = None, # the first `limit` questions with evidence (None: all)
             missed_only: bool = True, # keep only the gold items that did not reach the model (False: every item)
             progress: bool = True, # show a progress bar
-            lines: Sequence[Mapping] = (), # a run's records: every traced question the run answered must send what its record sent (`check_trace`)
+            lines: Sequence[EvalLine | Mapping] = (), # a run's records: every traced question the run answered must send what its record sent (`check_trace`)
            ) -> list[dict]:
     """Trace every question with evidence (the first `limit`); keep the items that did not reach the model unless `missed_only=False`.
     Given a run's records, stop with `TraceMismatch` at the first question whose trace differs from its record."""
     from tqdm.auto import tqdm
     qs = [(p, q) for p in corpus for q in p.questions if q.evidence][:limit]
-    run = {l["question_id"]: l for l in lines}
+    run = {l.question_id: l for l in map(EvalLine.of, lines)}
     rows = []
     for p, q in tqdm(qs, desc=f"failures [{retriever.config.name}]", disable=not progress):
         res = retriever.retrieve(p, q.text)
@@ -152,7 +154,7 @@ def clean_markup(text: str, # a question, answer or passage as QASPER writes it
     return re.sub(r"\s+([,.;:)])", r"\1", text)
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #c9e6ba80
-def gold_info(lines: Sequence[Mapping], # an evaluation run's records
+def gold_info(lines: Sequence[EvalLine | Mapping], # an evaluation run's records
               corpus: QasperCorpus, # the data that holds their gold answers
               groups: Mapping[str, str] | None = None, # question id -> its data file (`evaluate.question_groups`), the split column
              ) -> dict[str, dict]:
@@ -160,27 +162,27 @@ def gold_info(lines: Sequence[Mapping], # an evaluation run's records
     from qasper_rag.evaluate.evaluate import run_predictions
     from qasper_rag.evaluate.metrics import gold_from_corpus, score_questions
     qs = {q.id: q for q in corpus.questions()}
-    ours = [l for l in lines if l["question_id"] in qs]
-    gold = gold_from_corpus([qs[l["question_id"]] for l in ours])
+    ours = [l for l in map(EvalLine.of, lines) if l.question_id in qs]
+    gold = gold_from_corpus([qs[l.question_id] for l in ours])
     kinds = {s.question_id: s.type for s in score_questions(gold, run_predictions(ours))}
     return {q: {"type": kinds.get(q) or (refs[0].type if refs else None), "split": (groups or {}).get(q, ""),
                 "gold answer": refs[0].answer if refs else ""} for q, refs in gold.items()}
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #02c3f304
-def verdicts(line: Mapping) -> str:
+def verdicts(line: EvalLine | Mapping) -> str:
     "The model's own sentences supported by the passages they cited (before verification, the verifier's judge) and what verification did to them."
     from qasper_rag.evaluate.evaluate import model_sentence_support
-    r = line["record"]
-    if r.get("failed"): return "failed"
+    r = EvalLine.of(line).record
+    if r.failed: return "failed"
     before, out = model_sentence_support(r), []
     if before: out.append(f"model's sentences: {sum(before)}/{len(before)} supported as cited")
-    counts = {k: v for k, v in ((r.get("verification") or {}).get("counts") or {}).items() if v}
+    counts = {k: v for k, v in (r.verification.get("counts") or {}).items() if v}
     if counts: out.append("shown: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
     return "; ".join(out) or "no cited sentence"
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #4199ee11
 def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed_only=False)`
-                   lines: Sequence[Mapping] = (), # an evaluation run's records, joined by question id
+                   lines: Sequence[EvalLine | Mapping] = (), # an evaluation run's records, joined by question id
                    answer_f1: Mapping[str, float] | None = None, # official Answer-F1 per question id
                    link: bool = False, # question ids as links to their detail view (`details_html`), for a page
                    gold: Mapping[str, dict] | None = None, # per question id its answer type, split and gold answer (`gold_info`), as columns
@@ -191,18 +193,17 @@ def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed
     esc = (lambda x: escape(clean_markup(x))) if link else (lambda x: x)  # a page renders the cells as HTML: text is escaped there, markup left out
     by_q: dict[str, list[dict]] = {}
     for r in rows: by_q.setdefault(r["question_id"], []).append(r)
-    runs = {l["question_id"]: l for l in lines}
+    runs = {l.question_id: l for l in map(EvalLine.of, lines)}
     out = []
     for qid in [*by_q, *(q for q in runs if q not in by_q)]:
         its, l = by_q.get(qid, []), runs.get(qid)
-        first = its[0] if its else {"paper_id": l["paper_id"], "question": l["question"]}
+        first = its[0] if its else {"paper_id": l.paper_id, "question": l.question}
         row = {"question_id": f'<a href="#q-{qid}">{qid}</a>' if link and l else qid, "paper": first["paper_id"], "question": esc(first["question"])}
         if gold is not None:
             g = gold.get(qid, {})
             row |= {"type": g.get("type") or "", "split": g.get("split", ""), "gold answer": esc(g.get("gold answer", ""))}
         if lines:
-            rec = l["record"] if l else {}
-            row |= {"short answer": esc(rec.get("short_answer", "")),
+            row |= {"short answer": esc(l.record.short_answer if l else ""),
                     "Answer-F1": None if answer_f1 is None or qid not in answer_f1 else round(answer_f1[qid], 3),
                     "citations": verdicts(l) if l else "not in the run"}
         reached = sum(r["lost_at"] == "reached" for r in its)
@@ -210,45 +211,47 @@ def question_table(rows: Sequence[dict], # every gold item: `explore(..., missed
                 "kind": _items(r["kind"] for r in its), "lost at": _items(r["lost_at"] for r in its),
                 **{f"rank: {s}": _items(r[f"rank_{s}"] for r in its) for s in stages_run(rows)},
                 "passages sent": its[0]["passages_sent"] if its else None}
-        if lines: row["answer"] = esc(l["record"].get("answer", "") if l else "")  # last: the longest cell
+        if lines: row["answer"] = esc(l.record.answer if l else "")  # last: the longest cell
         out.append(row)
     return pd.DataFrame(out)
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #d459fcb3
-def passages_sent(line: Mapping, # one record of an evaluation run (a line of records.jsonl)
+def passages_sent(line: EvalLine | Mapping, # one record of an evaluation run (`RunDir.lines`, or a line of records.jsonl)
                   cp: ChunkedPaper, # the question's chunked paper, for the passages' texts and the gold chunks
                   q: Question, # the question, with its gold evidence
                  ) -> list[dict]:
     "The passages sent for one answered question: doc number, section, chunk id, cited by the answer, holds gold evidence, CRAG label, text."
-    cited = {c for s in line["record"].get("sentences", []) for c in s.get("citations", [])}
+    r = EvalLine.of(line).record
+    cited = {c for s in r.sentences for c in s.citations}
     gold = {cid for ev in q.evidence for cid in gold_chunks(cp, ev)}
-    return [{"doc": c["doc"], "section": c.get("section", ""), "chunk_id": c["chunk_id"], "cited": c["doc"] in cited,
-             "gold": c["chunk_id"] in gold, "label": c.get("label", ""), "text": cp.by_id[c["chunk_id"]].text if c["chunk_id"] in cp.by_id else ""}
-            for c in line["record"].get("context", [])]
+    return [{"doc": c.doc, "section": c.section, "chunk_id": c.chunk_id, "cited": c.doc in cited,
+             "gold": c.chunk_id in gold, "label": c.label or "", "text": cp.by_id[c.chunk_id].text if c.chunk_id in cp.by_id else ""}
+            for c in r.context]
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #b1a234d0
-def details_html(line: Mapping, # one record of an evaluation run
+def details_html(line: EvalLine | Mapping, # one record of an evaluation run
                  passages: Sequence[dict], # its passages (`passages_sent`)
                  answer_f1: float | None = None, # the question's official Answer-F1 (None: not shown)
                  chars: int = 400, # characters shown of each passage's text until it is opened (longer ones open in full on a click)
                 ) -> str:
     "One question's detail view as an HTML `<details>` element with the id `q-<question id>`: answer, outcome, passages sent."
     from html import escape as _e
-    r, qid = line["record"], line["question_id"]
+    line = EvalLine.of(line)
+    r, qid = line.record, line.question_id
     e = lambda x: _e(clean_markup(str(x)))  # markup left out, then escaped
-    said = lambda s: e(s["text"]) if s.get("text") else f"<del>{e(s.get('original', ''))}</del>"  # a removed sentence: struck out
+    said = lambda s: e(s.text) if s.text else f"<del>{e(s.original)}</del>"  # a removed sentence: struck out
     def text(t):  # a long passage opens in full on a click
         t = clean_markup(t)
         return _e(t) if len(t) <= chars else f"<details class='passage'><summary>{_e(t[:chars])}… <i>(show all)</i></summary>{_e(t)}</details>"
-    sents = "".join(f"<li>{said(s)} <i>({e(s.get('status') or 'as written')})</i></li>" for s in r.get("sentences", []))
+    sents = "".join(f"<li>{said(s)} <i>({e(s.status or 'as written')})</i></li>" for s in r.sentences)
     rows = "".join(f"<tr><td>Doc {p['doc']}</td><td>{'cited' if p['cited'] else ''}</td><td>{'gold' if p['gold'] else ''}</td>"
                    f"<td>{e(p['label'] or '')}</td><td>{e(p['chunk_id'])}<br>{e(p['section'] or '')}</td>"
                    f"<td>{text(p['text'])}</td></tr>" for p in passages)
     f1 = "" if answer_f1 is None else f"; Answer-F1 {answer_f1:.3f}"
-    notice = f"<p>{e(r['notice'])}</p>" if r.get("notice") else ""
-    return (f'<details id="q-{e(qid)}" class="question-detail"><summary><code>{e(qid)}</code> ({e(line["paper_id"])}): {e(line["question"])}</summary>'
-            f"<p><b>Short answer:</b> {e(r.get('short_answer') or '')}{f1}{'; failed' if r.get('failed') else ''}</p>"
-            f"<p><b>Answer as delivered:</b> {e(r.get('answer') or '')}</p><ul>{sents}</ul>{notice}"
+    notice = f"<p>{e(r.notice)}</p>" if r.notice else ""
+    return (f'<details id="q-{e(qid)}" class="question-detail"><summary><code>{e(qid)}</code> ({e(line.paper_id)}): {e(line.question)}</summary>'
+            f"<p><b>Short answer:</b> {e(r.short_answer)}{f1}{'; failed' if r.failed else ''}</p>"
+            f"<p><b>Answer as delivered:</b> {e(r.answer)}</p><ul>{sents}</ul>{notice}"
             "<table><thead><tr><th>passage</th><th>cited</th><th>gold evidence</th><th>CRAG</th><th>chunk</th><th>text</th></tr></thead>"
             f"<tbody>{rows}</tbody></table></details>")
 
@@ -271,24 +274,26 @@ TABLE = dict(maxBytes=0, pageLength=25, lengthMenu=[10, 25, 100, -1], classes="d
              columnDefs=[{"className": "dt-left", "targets": "_all"}])
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #566402a1
-def recall_rows(line: Mapping, # one record of an evaluation run
+def recall_rows(line: EvalLine | Mapping, # one record of an evaluation run
                ) -> list[dict]:
     "One row per gold item of a recorded question, as `trace` gives them but without ranks: `reached` or `not sent`, from the recorded evidence recall."
-    rec = line.get("evidence_recall") or {}  # a failed question has none
-    return [{"question_id": line["question_id"], "paper_id": line["paper_id"], "question": line["question"], "kind": kind,
-             "lost_at": "reached" if ok else "not sent", "passages_sent": rec.get("n_chunks")}
-            for kind, flags in (("text", rec.get("text", [])), ("table/figure", rec.get("float", []))) for ok in flags]
+    line = EvalLine.of(line)
+    rec = line.evidence_recall  # a failed question has none
+    if rec is None: return []
+    return [{"question_id": line.question_id, "paper_id": line.paper_id, "question": line.question, "kind": kind,
+             "lost_at": "reached" if ok else "not sent", "passages_sent": rec.n_chunks}
+            for kind, flags in (("text", rec.text), ("table/figure", rec.float)) for ok in flags]
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #c3f66688
-def answer_f1s(lines: Sequence[Mapping], # an evaluation run's records
+def answer_f1s(lines: Sequence[EvalLine | Mapping], # an evaluation run's records
                corpus: QasperCorpus, # the data that holds their gold answers
               ) -> dict[str, float]:
     "Official Answer-F1 per question id of the records whose question `corpus` holds (a failed answer scores 0)."
     from qasper_rag.evaluate.evaluate import run_predictions
     from qasper_rag.evaluate.metrics import gold_from_corpus, score_questions
     qs = {q.id: q for q in corpus.questions()}
-    ours = [l for l in lines if l["question_id"] in qs]
-    return {s.question_id: s.answer_f1 for s in score_questions(gold_from_corpus([qs[l["question_id"]] for l in ours]), run_predictions(ours))}
+    ours = [l for l in map(EvalLine.of, lines) if l.question_id in qs]
+    return {s.question_id: s.answer_f1 for s in score_questions(gold_from_corpus([qs[l.question_id] for l in ours]), run_predictions(ours))}
 
 # %% ../../nbs/evaluate/17c_failures.ipynb #5e7eefe9
 class LiveExplorer:
@@ -308,7 +313,7 @@ class LiveExplorer:
     def refresh(self):
         "Re-read the run folder's records as they are now (a line still being written is skipped) and show them in place of the last view."
         from IPython.display import HTML, display
-        self.lines, self.settings = self.run.records(), self.run.settings() or {}  # run.json appears when the run starts
+        self.lines, self.settings = self.run.lines(), self.run.settings() or {}  # run.json appears when the run starts
         self.html = self._view()
         if self._handle is None:
             from itables import init_notebook_mode
@@ -335,12 +340,12 @@ class LiveExplorer:
         n = len(self.lines)
         head = f"<p><b>{n} question{'s' if n != 1 else ''} answered</b> in <code>{d}</code> at {datetime.now():%H:%M:%S}; {state}.</p>"
         table = to_html_datatable(self.table, table_id=self.table_id, connected=False, column_filters="footer", allow_html=True, **TABLE)
-        details = "".join(details_html(l, self._passages(l), (f1 or {}).get(l["question_id"])) for l in self.lines)
+        details = "".join(details_html(l, self._passages(l), (f1 or {}).get(l.question_id)) for l in self.lines)
         return head + table + OPEN_ON_LINK + details
 
-    def _passages(self, line: Mapping) -> list[dict]:
+    def _passages(self, line: EvalLine) -> list[dict]:
         "The passages sent for one record, with their texts (none without the corpus, the question or the run's settings)."
-        q = self.questions.get(line["question_id"])
+        q = self.questions.get(line.question_id)
         if q is None or "retrieval" not in self.settings: return []
         if self._chunker is None:  # the run's chunker, so that its chunk ids are found
             from qasper_rag.papers.chunking import QasperChunker

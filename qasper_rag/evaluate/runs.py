@@ -30,14 +30,16 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Mapping
-from ..answer.answer import AnswerRecord
+from ..answer.record import AnswerRecord
 from ..papers.data import QasperCorpus
 from ..answer.labels import JudgedSentence
 from .recall import QuestionRecall
+from .metrics import AnswerCitations
 from ..core.files import append_line, atomic_write, say
 
 # %% auto #0
-__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'EvalLine', 'code_name', 'answered_by', 'RunDir']
+__all__ = ['INFO_KEYS', 'RunMismatch', 'questions_fingerprint', 'code_version', 'AlceSentence', 'AlceVerdicts', 'EvalLine',
+           'code_name', 'answered_by', 'RunDir']
 
 # %% ../../nbs/evaluate/16_runs.ipynb #dfef1858
 class RunMismatch(ValueError):
@@ -75,6 +77,42 @@ def _with_new_defaults(settings: dict) -> dict:
     from qasper_rag.retrieve.config import RetrievalConfig
     return {**settings, "retrieval": json.loads(json.dumps(RetrievalConfig.from_dict(settings["retrieval"]).to_dict()))}
 
+# %% ../../nbs/evaluate/16_runs.ipynb #a1ce0d02
+@dataclass(frozen=True)
+class AlceSentence:
+    "One answer sentence's ALCE verdicts."
+    claim: str  # the sentence without its citation marks: the judge's hypothesis
+    cited: tuple[int, ...]  # the doc numbers judged (the first `max_citations`)
+    recall: int  # 1: the cited passages together entail the claim
+    scores: tuple[int, ...]  # per judged citation: 1 when it is needed or entails alone (ALCE precision)
+    irrelevant: tuple[int, ...] = ()  # the cited docs found irrelevant
+
+@dataclass(frozen=True)
+class AlceVerdicts:
+    "ALCE citation recall and precision of one answer under the run's judge, with each sentence's verdicts."
+    recall: float | None  # mean sentence recall (None: no sentence)
+    precision: float | None  # needed citations / judged citations
+    n_citations: int
+    sentences: tuple[AlceSentence, ...]
+
+    @classmethod
+    def of(cls, ac: AnswerCitations) -> AlceVerdicts:
+        "The verdicts of `metrics.answer_citations`."
+        return cls(ac.recall, ac.precision, ac.n_citations,
+                   tuple(AlceSentence(s.claim, tuple(s.cited), s.recall, tuple(s.scores), tuple(s.irrelevant)) for s in ac.sentences))
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> AlceVerdicts:
+        "As a line of records.jsonl holds them."
+        return cls(d["recall"], d["precision"], d["n_citations"],
+                   tuple(AlceSentence(s["claim"], tuple(s["cited"]), s["recall"], tuple(s["scores"]), tuple(s.get("irrelevant", ())))
+                         for s in d["sentences"]))
+
+    def to_dict(self) -> dict:
+        return {"recall": self.recall, "precision": self.precision, "n_citations": self.n_citations,
+                "sentences": [{"claim": s.claim, "cited": list(s.cited), "recall": s.recall, "scores": list(s.scores),
+                               "irrelevant": list(s.irrelevant)} for s in self.sentences]}
+
 # %% ../../nbs/evaluate/16_runs.ipynb #0184096e
 @dataclass
 class EvalLine:
@@ -84,7 +122,7 @@ class EvalLine:
     question: str
     record: AnswerRecord  # as `Answerer.answer` gave it (a failed one when retrieval or anything else raised)
     evidence_recall: QuestionRecall | None = None  # which gold evidence reached the context (None: nothing was retrieved)
-    alce: dict | None = None  # the run's judge: ALCE recall, precision and per-sentence verdicts (None: no judge, or no answer)
+    alce: AlceVerdicts | None = None  # the run's judge: ALCE recall, precision and per-sentence verdicts (None: no judge, or no answer)
     judged: list[JudgedSentence] = field(default_factory=list)  # every answer sentence with the judge's and the gold check's verdicts
     seconds: float | None = None  # wall time of the question, judging included
     judge_error: str | None = None  # the judge raised: its verdicts are missing, the answer is kept
@@ -104,21 +142,18 @@ class EvalLine:
           ) -> EvalLine:
         "A line as read from records.jsonl (a dict, also one written before a field existed), or an `EvalLine` as it is."
         if isinstance(d, EvalLine): return d
-        known = {f.name for f in dataclasses.fields(AnswerRecord)}
-        base = dict(question=d["question"], paper_id=d["paper_id"], answer="", sentences=[], short_answer="", passages=[],
-                    predicted_evidence=[], context=[])
-        rec = AnswerRecord(**{**base, **{k: v for k, v in (d.get("record") or {}).items() if k in known}})
+        rec = AnswerRecord.from_dict({"question": d["question"], "paper_id": d["paper_id"], **(d.get("record") or {})})
         er = d.get("evidence_recall")
         return cls(d["question_id"], d["paper_id"], d["question"], rec,
                    QuestionRecall(**{**er, "text": tuple(er["text"]), "float": tuple(er["float"])}) if er else None,
-                   d.get("alce"), [JudgedSentence.from_dict(j) for j in d.get("judged") or []], d.get("seconds"), d.get("judge_error"))
+                   AlceVerdicts.from_dict(d["alce"]) if d.get("alce") else None, [JudgedSentence.from_dict(j) for j in d.get("judged") or []], d.get("seconds"), d.get("judge_error"))
 
     def to_dict(self) -> dict:
         "The JSON line (fields that are None or empty left out, as a failed question has no recall or verdicts)."
         d = {"question_id": self.question_id, "paper_id": self.paper_id, "question": self.question, "record": self.record.to_dict()}
         if self.evidence_recall is not None: d["evidence_recall"] = asdict(self.evidence_recall)
         if self.evidence_recall is not None or self.alce is not None or self.judged:
-            d.update(alce=self.alce, judged=[asdict(j) for j in self.judged])
+            d.update(alce=self.alce.to_dict() if self.alce else None, judged=[asdict(j) for j in self.judged])
         if self.judge_error: d["judge_error"] = self.judge_error
         if self.seconds is not None: d["seconds"] = self.seconds
         return d

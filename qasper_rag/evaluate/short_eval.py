@@ -17,6 +17,8 @@ from ..core.stats import bootstrap_ci
 from ..answer.prompts import short_answer_messages
 from ..answer.short import first_line, formed_short_answer, passage_span, rebind_number, short_answer_problem, short_answer_type
 from ..answer.verify import UNDECIDED, WITHDRAWN, agreed_short_answer, own_claim
+from ..answer.record import AnswerRecord
+from .runs import EvalLine
 
 # %% auto #0
 __all__ = ['f1_by_type', 'run_passages', 'replay_short_answers', 'plain_short_answers', 'retyped_short_answers',
@@ -48,26 +50,26 @@ def f1_by_type(gold: Mapping[str, Sequence[Reference]], # question id -> referen
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #64b9ea54
 def run_passages(corpus, # the run's papers (`QasperCorpus`, with the table bodies the run had)
                  chunker, # the run's chunker (`QasperChunker` of its recorded `ChunkerConfig`)
-                ) -> Callable[[Mapping], tuple[list, str]]:
+                ) -> Callable[[AnswerRecord], tuple[list, str]]:
     "A function: a run's record -> (the chunks it sent, in [Doc N] order; the paper's title)."
     from qasper_rag.papers.chunking import ChunkedPaper
     cache: dict[str, ChunkedPaper] = {}
-    def get(record: Mapping) -> tuple[list, str]:
-        pid = record["paper_id"]
+    def get(record: AnswerRecord) -> tuple[list, str]:
+        pid = record.paper_id
         if pid not in cache: p = corpus.paper(pid); cache[pid] = ChunkedPaper(p, chunker(p))
         cp = cache[pid]
-        missing = [c["chunk_id"] for c in record.get("context", []) if c["chunk_id"] not in cp.by_id]
-        if missing: raise ValueError(f"{record.get('question_id')}: chunks {missing[:3]} are not in paper {pid} as chunked now: "
+        missing = [c.chunk_id for c in record.context if c.chunk_id not in cp.by_id]
+        if missing: raise ValueError(f"{record.question_id}: chunks {missing[:3]} are not in paper {pid} as chunked now: "
                                      "replay with the run's data, tables and chunker settings")
-        return [cp.by_id[c["chunk_id"]] for c in record.get("context", [])], cp.paper.title
+        return [cp.by_id[c.chunk_id] for c in record.context], cp.paper.title
     return get
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #fd29358f
-def replay_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                         passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
+def replay_short_answers(lines: Sequence[EvalLine | Mapping], # a run's records (`RunDir.lines`, or lines of records.jsonl)
+                         passages_of: Callable[[AnswerRecord], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
                          generator, # the run's generator (or None when `out` already holds every question asked)
                          out: str | Path, # JSON-lines file of the replies (appended; resumed)
-                         problem_of: Callable[[Mapping], str | None] = lambda record: None, # record -> the form to ask in (None: the plain instruction)
+                         problem_of: Callable[[AnswerRecord], str | None] = lambda record: None, # record -> the form to ask in (None: the plain instruction)
                          only_problems: bool = False, # ask only the records `problem_of` finds a problem in
                          max_tokens: int = 24,
                          progress: bool = True, # a progress bar
@@ -81,23 +83,23 @@ def replay_short_answers(lines: Sequence[Mapping], # a run's records (lines of r
     if out.exists():
         for l in out.read_text().splitlines():
             if l.strip(): d = json.loads(l); done[d["question_id"]] = d
-    todo = [l for l in lines if l["question_id"] not in done and l["record"].get("context") and (problem_of(l["record"]) or not only_problems)]
+    todo = [l for l in map(EvalLine.of, lines) if l.question_id not in done and l.record.context and (problem_of(l.record) or not only_problems)]
     if todo and generator is None: raise ValueError(f"{len(todo)} questions have no replayed short answer in {out} yet: give a generator")
     with open(out, "a") as f:
         for l in tqdm(todo, desc=desc, disable=not progress):
-            r = l["record"]
+            r = l.record
             passages, title = passages_of(r)
             problem = problem_of(r)
             t0 = time.perf_counter()
-            g = generator.generate(short_answer_messages(r["question"], passages, title, problem=problem), max_tokens=max_tokens, temperature=0.0)
-            row = {"question_id": l["question_id"], "short": first_line(g.text), "raw": g.text, "problem": problem,
+            g = generator.generate(short_answer_messages(r.question, passages, title, problem=problem), max_tokens=max_tokens, temperature=0.0)
+            row = {"question_id": l.question_id, "short": first_line(g.text), "raw": g.text, "problem": problem,
                    "seconds": round(time.perf_counter() - t0, 3), "prompt_tokens": g.prompt_tokens, "model": generator.name}
-            f.write(json.dumps(row) + "\n"); f.flush(); done[l["question_id"]] = row
+            f.write(json.dumps(row) + "\n"); f.flush(); done[l.question_id] = row
     return done
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #3628c99f
-def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                        passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
+def plain_short_answers(lines: Sequence[EvalLine | Mapping], # a run's records (`RunDir.lines`, or lines of records.jsonl)
+                        passages_of: Callable[[AnswerRecord], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
                         generator, # the run's generator (or None when `out` already holds every question)
                         out: str | Path, # JSON-lines file of the replies (appended; resumed)
                         max_tokens: int = 24,
@@ -107,45 +109,46 @@ def plain_short_answers(lines: Sequence[Mapping], # a run's records (lines of re
     return replay_short_answers(lines, passages_of, generator, out, max_tokens=max_tokens, progress=progress, desc="plain short answers")
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #6ee62ae7
-def _before(record: Mapping) -> str:
+def _before(record: AnswerRecord) -> str:
     "The record's short answer before agreement with the verified answer (the model's own, asked again if it was unusable)."
-    return ((record.get("verification") or {}).get("short_answer") or {}).get("before") or record.get("short_answer") or ""
+    return (record.verification.get("short_answer") or {}).get("before") or record.short_answer or ""
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #77845484
-def retyped_short_answers(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
-                          passages_of: Callable[[Mapping], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
+def retyped_short_answers(lines: Sequence[EvalLine | Mapping], # a run's records (`RunDir.lines`, or lines of records.jsonl)
+                          passages_of: Callable[[AnswerRecord], tuple[list, str]], # record -> (chunks sent, title) (`run_passages`)
                           generator, # the run's generator (or None when `out` already holds every question asked)
                           out: str | Path, # JSON-lines file of the replies (appended; resumed)
                           progress: bool = True, # a progress bar
                          ) -> dict[str, dict]:
     "The answerer's second ask replayed: for the records whose short answer has the wrong form (`short_answer_problem`, as `formed_short_answer` judges), a reply in that form."
-    problem_of = lambda r: short_answer_problem(r.get("question", ""), _before(r))
+    problem_of = lambda r: short_answer_problem(r.question, _before(r))
     return replay_short_answers(lines, passages_of, generator, out, problem_of, only_problems=True, max_tokens=48, progress=progress,
                                 desc="short answers asked again")
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #17ad76a5
 def agreed_with_record(short: str, # a short answer for the record's question (e.g. the plain baseline's)
-                       record: Mapping, # the run's record of the question (`AnswerRecord.to_dict()`)
+                       record: AnswerRecord | Mapping, # the run's record of the question (or its JSON)
                        passages: Sequence[str] | None = None, # the texts of every passage sent (None: the cited ones the record keeps)
                       ) -> str:
     "`short` made to agree with the record's verified answer as the pipeline does (`verify.agreed_short_answer`)."
-    rows = [s for s in record.get("sentences", []) if s.get("verified") or s.get("repaired") in (WITHDRAWN, UNDECIDED)]
-    decided = any(own_claim(s.get("before") or s.get("status")) for s in rows)  # a record without statuses: as before, decided
-    texts = [p["text"] for p in record.get("passages", [])] if passages is None else passages
-    return agreed_short_answer(record.get("question", ""), short, [s["claim"] for s in rows], texts, decided)[0]
+    r = AnswerRecord.of(record)
+    rows = [s for s in r.sentences if (s.verdict and s.verified) or s.repaired in (WITHDRAWN, UNDECIDED)]  # held, or withdrawn as not an answer
+    decided = any(own_claim((s.verdict and s.verdict.before) or s.status) for s in rows)
+    texts = [p.text for p in r.passages] if passages is None else passages
+    return agreed_short_answer(r.question, short, [s.claim for s in rows], texts, decided)[0]
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #0929d60b
-def short_variants(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
+def short_variants(lines: Sequence[EvalLine | Mapping], # a run's records (`RunDir.lines`, or lines of records.jsonl)
                    plain: Mapping[str, Mapping] | None = None, # `plain_short_answers`' replies (None: no replay)
-                   passages_of: Callable[[Mapping], tuple[list, str]] | None = None, # `run_passages` (None: agree against the cited passages only)
+                   passages_of: Callable[[AnswerRecord], tuple[list, str]] | None = None, # `run_passages` (None: agree against the cited passages only)
                    retyped: Mapping[str, Mapping] | None = None, # `retyped_short_answers`' replies (None: no replay)
                   ) -> dict[str, dict[str, str]]:
     """Variant name -> question id -> short answer: run, before agreement, and with a replayed plain baseline, plain + agreement
     and `run + plain's Unanswerable` (the run's answer, but Unanswerable where the plain call said so: a measured what-if); with replayed
     second asks, `typed` (the answerer's short-answer stage as it is now: asked again in the question's form,
     a misbound number rebound, copied as a passage writes it, then agreed)."""
-    recs = {l["question_id"]: l["record"] for l in lines}
-    out = {"run": {q: r.get("short_answer") or "" for q, r in recs.items()},
+    recs = {l.question_id: l.record for l in map(EvalLine.of, lines)}
+    out = {"run": {q: r.short_answer for q, r in recs.items()},
            "before agreement": {q: _before(r) for q, r in recs.items()}}
     if plain is not None:
         out["plain baseline"] = {q: d["short"] for q, d in plain.items() if q in recs}
@@ -154,19 +157,19 @@ def short_variants(lines: Sequence[Mapping], # a run's records (lines of records
         out["run + plain's Unanswerable"] = {q: "Unanswerable" if short_answer_type(d["short"], []) == "unanswerable" else out["run"][q]
                                              for q, d in plain.items() if q in recs}
     if retyped is not None:
-        sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p["text"] for p in r.get("passages", [])]
-        def typed(r: Mapping) -> str:
-            first, texts = out["before agreement"][r["question_id"]], sent(r)
-            short = formed_short_answer(r["question"], first, lambda problem: retyped.get(r["question_id"], {}).get("raw", ""))[0]
+        sent = lambda r: [c.body for c in passages_of(r)[0]] if passages_of else [p.text for p in r.passages]
+        def typed(q: str, r: AnswerRecord) -> str:
+            first, texts = out["before agreement"][q], sent(r)
+            short = formed_short_answer(r.question, first, lambda problem: retyped.get(q, {}).get("raw", ""))[0]
             if not short.lower().startswith("unanswerable"):
-                short = rebind_number(r["question"], short, texts)
-                short = passage_span(r["question"], short, [p["text"] for p in r.get("passages", [])] + list(texts))[0]  # cited first
+                short = rebind_number(r.question, short, texts)
+                short = passage_span(r.question, short, [p.text for p in r.passages] + list(texts))[0]  # cited first
             return agreed_with_record(short, r, texts)
-        out["typed"] = {q: typed({**r, "question_id": q}) for q, r in recs.items()}
+        out["typed"] = {q: typed(q, r) for q, r in recs.items()}
     return out
 
 # %% ../../nbs/evaluate/17a_short_eval.ipynb #03337f1f
-def asked_again(lines: Sequence[Mapping], # a run's records (lines of records.jsonl)
+def asked_again(lines: Sequence[EvalLine | Mapping], # a run's records (`RunDir.lines`, or lines of records.jsonl)
                ) -> int:
     "How many of a run's records note a second ask in the question's form: a run answered with the short-answer stage has some."
-    return sum(any(": asked again" in p for p in l["record"].get("problems", [])) for l in lines)
+    return sum(any(": asked again" in p for p in l.record.problems) for l in map(EvalLine.of, lines))
