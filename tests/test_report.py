@@ -79,3 +79,21 @@ def test_the_committed_report_scores_the_same_from_its_run(shared_dir, tmp_path)
     drop = lambda m: {**m, "run": {k: v for k, v in m["run"].items() if k != "peak_rss_mb"}}  # the memory of this process, not the run's
     assert drop(again) == drop(old)
     assert (tmp_path / "predictions.jsonl").read_text() == (committed / "predictions.jsonl").read_text()
+
+
+def test_committed_runs_metrics_recompute_from_their_records(shared_dir):
+    """The committed runs (the report's and the development file's) read through the typed evaluation line (`EvalLine`,
+    `AlceVerdicts`) give back every number of their metrics.json: reading records changes no metric."""
+    from pathlib import Path
+    from qasper_rag.app import load_corpus
+    from qasper_rag.evaluate.evaluate import eval_items, run_metrics
+    from qasper_rag.evaluate.runs import RunDir
+    root = Path(__file__).resolve().parents[1] / "reports"
+    for name, data in (("offline-full", shared_dir / "original_format"), ("dev-bebbfe3", shared_dir / "dev")):
+        run = RunDir(root / name)
+        corpus, _ = load_corpus(str(data))
+        stored = json.loads((run.path / "metrics.json").read_text())
+        m = run_metrics(run.lines(), corpus, [q.id for _, q in eval_items(corpus, run.settings().get("limit"))])
+        for key in ("run", "shown_labels"): stored.pop(key, None)  # the run's settings and the reference labels: added by finish_run
+        stored["kappa"].pop("judge_vs_reference_labels", None)
+        assert m == stored, name
