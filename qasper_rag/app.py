@@ -22,8 +22,8 @@ from .settings import AnswerSettings, RunSettings
 from .core.env import env, environment
 
 # %% auto #0
-__all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_answerer', 'check_label_file',
-           'run_eval', 'run_retriever']
+__all__ = ['find_tables_dir', 'load_corpus', 'pdf_corpus', 'tex_corpus', 'chunk_stats', 'make_verifier', 'make_answerer',
+           'check_label_file', 'run_eval', 'run_retriever']
 
 # %% ../nbs/89_app.ipynb #731946fd
 def find_tables_dir(data: str | None, # the QASPER file or folder (--data), or None
@@ -99,6 +99,17 @@ def chunk_stats(corpus: QasperCorpus, # the papers
             "table_bodies_unused": table_report.unused if table_report else None,  # of them, matched to no table caption
             "chunker": chunker.config.__dict__, "tokenizer": chunker.tok.name}
 
+# %% ../nbs/89_app.ipynb #7e1f0a02
+def make_verifier(judge, # the support judge (`judges.load_judge`; None: answers are shown unchecked)
+                  gen, # the answerer's generator: it writes a rewrite's quote, and its P(Yes) ranks quotes by how well they answer
+                 ):
+    "The verifier `ask` and `eval` share: support by `judge`, and every shown sentence must also answer the question."
+    if judge is None: return None
+    from qasper_rag.answer.verify import Verifier
+    from qasper_rag.answer.answering import AnswersJudge, GATE_THRESHOLD
+    answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, GATE_THRESHOLD, cache=getattr(judge, "cache", None))
+    return Verifier(judge, gen, answers=answers)
+
 # %% ../nbs/89_app.ipynb #3a82f5b6
 def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retrieval, threads, verify judge, max tokens (resolved here)
                   corpus=None, # the papers searched in open-domain mode (scope corpus); None: none
@@ -116,12 +127,9 @@ def make_answerer(settings: AnswerSettings = AnswerSettings(), # generator, retr
     gen = load_generator(s.generator, install=s.install, **kw)
     shared = gen if cfg.llm_rerank == s.generator else None  # one model in memory when it also reranks
     from qasper_rag.answer.judges import load_judge
-    from qasper_rag.answer.verify import Verifier
     j = judge if judge is not None else load_judge(s.verify, gen)
-    from qasper_rag.answer.answering import AnswersJudge, GATE_THRESHOLD  # a shown sentence must also answer (its form), quotes ranked by the generator
-    answers = AnswersJudge(gen if hasattr(gen, "yes_probability") else None, GATE_THRESHOLD, cache=getattr(j, "cache", None))
     return Answerer(Retriever(cfg, cache_dir=cache_dir, corpus=corpus, budget_tokenizer=gen.tokenizer(), generator=shared), gen, max_tokens=s.max_tokens,
-                    verifier=None if j is None else Verifier(j, gen, answers=answers), prompt=s.prompt)
+                    verifier=make_verifier(j, gen), prompt=s.prompt)
 
 # %% ../nbs/89_app.ipynb #a79dcc82
 def check_label_file(path: str | Path, # a filled label CSV (`labels.LABEL_COLUMNS`, optionally `answers`)
@@ -169,11 +177,11 @@ def run_eval(out: str | Path, # the run folder (a run with the same settings the
     corpus, _ = load_corpus(s.data, s.split, s.tables, s.use_tables, s.arxiv)
     ans = make_answerer(dataclasses.replace(s.answer, verify="none"), corpus)
     j = load_judge(s.judge, ans.gen, cache=Path(out)/"judge_cache.jsonl")
-    if s.answer.verify != "none":  # the same judge object when the specs agree: one cache, one count of calls
-        from qasper_rag.answer.verify import Verifier
-        ans.verifier = Verifier(j if s.answer.verify == s.judge else load_judge(s.answer.verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
+    if s.answer.verify != "none":  # the same judge object when the specs agree: one cache, one count of calls; the verifier `ask` uses
+        ans.verifier = make_verifier(j if s.answer.verify == s.judge else load_judge(s.answer.verify, ans.gen, cache=Path(out)/"judge_cache.jsonl"), ans.gen)
     recorded = {"config": s.answer.retrieval, "retrieval": ans.retriever.config.to_dict(), "generator": s.answer.generator, "model": ans.gen.name,
                 "constrained": ans.constrained, "judge": judge_name(j), "verify": judge_name(ans.verifier.judge) if ans.verifier else "none",
+                "answers": ans.verifier.answers.name if ans.verifier and ans.verifier.answers else "none",
                 "data": str(Path(s.data).resolve()) if s.data else None, "split": s.split, "tables": s.use_tables, "arxiv": s.arxiv,
                 "version": __version__, "code": code_version(), "settings": s.to_dict(), "environment": environment()}
     return evaluate(corpus, ans, j, out, recorded, limit=s.limit, restart=restart, progress=progress, labels=s.labels,

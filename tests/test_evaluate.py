@@ -48,6 +48,9 @@ def test_kill_and_resume(shared_dir, tmp_path):
     # verification (the default): every shown sentence was checked, the model's own sentence is kept beside it
     assert all(s["status"] in ("verified", "re-cited", "rewritten", "removed", "no answer") for r in done for s in r["sentences"])
     assert all(r["verification"]["judge"] == "grounded:llama.cpp:SmolLM2-135M-Instruct.Q4_1.gguf" for r in done if r["sentences"])
+    # the evaluation verifies as `ask` does: a shown sentence must also answer the question (the answers judge, recorded)
+    assert all(r["verification"]["answers_judge"] == "answers:llama.cpp:SmolLM2-135M-Instruct.Q4_1.gguf" for r in done if r["sentences"])
+    assert json.loads((out / "run.json").read_text())["answers"] == "answers:llama.cpp:SmolLM2-135M-Instruct.Q4_1.gguf"
     assert m["verification"]["sentences"] == sum(len(r["sentences"]) for r in done)
 
     # another configuration into the same folder is refused, with the way out in the message

@@ -389,7 +389,7 @@ def checked_answer(verifier: Verifier | None, # checks (and repairs) every sente
     rows = [dataclasses.replace(d, text=c.text, claim=c.claim, citations=tuple(c.citations), verdict=_verdict(c))
             for d, c in zip(drafted(sents, attributed), v.sentences)]
     summary = {"judge": _judge_spec(verifier), "seconds": v.seconds, "judge_calls": v.judge_calls, "generations": v.generations,
-               "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note},
+               "counts": v.counts(), "short_answer": {"before": short, "after": agreed, "note": note, "unsettled": bool(v.unsettled)},
                "answers_judge": getattr(verifier.answers, "name", None), "closest": v.closest}
     return CheckedAnswer(v.answer, rows, [CitedSentence(c.text, c.claim, c.citations) for c in v.shown if c.citations], agreed, v.notice, summary)
 

@@ -19,7 +19,10 @@ supported by what they cite. So nothing is shown before a judge (by default the 
 A bare Yes/No is never rewritten into a quote: either a passage establishes it (read with its
 question, `judges.judge_claim`), or the answer says the passages do not establish it. The short
 answer, the part QASPER's Answer-F1 scores, is then made to agree with what is shown
-(`agree_short_answer`).
+(`agree_short_answer`). A Yes or No that no passage sent settles is not withdrawn: it stays the
+short answer as the model's reading, and the reader is told that no passage settles it (with the
+closest fact found). Withdrawing it to Unanswerable lost more right answers than it saved on the
+train papers and the development file together (`benchmarks/yes_no_reading.py`).
 
 Docs: https://qasper-rag.github.io/qasper_rag/answer/verify.html.md"""
 
@@ -91,6 +94,7 @@ class Verification:
     judge_calls: int = 0
     generations: int = 0
     closest: str = ""  # with nothing that answers left: the passages' sentence closest to an answer, with its [Doc N], offered apart
+    unsettled: str = ""  # a yes/no question's Yes or No kept as the model's reading, though no passage sent settles it ('' when none)
 
 
     @property
@@ -112,6 +116,7 @@ class Verification:
         n, pl = self.removed - w, lambda k: "s" if k > 1 else ""
         parts = ([f"{n} sentence{pl(n)} removed: not supported by the passages"] if n else []) + (
                  [f"{w} sentence{pl(w)} withdrawn: true of the paper, but not an answer to the question"] if w else [])
+        if self.unsettled: parts.append(f"no passage sent settles the question: the short answer {self.unsettled!r} is the model's reading, unverified")
         if self.closest and not self.answered:
             parts.append(f"the closest the passages come, which does not {'settle' if self.yes_no else 'answer'} the question: {self.closest}")
         return "; ".join(parts)
@@ -353,13 +358,17 @@ def agreed_short_answer(question: str, # the question (a yes/no question gets Ye
                         decided: bool = True, # a kept sentence is the model's own claim (verified or re-cited), not only a rewrite's quote
                        ) -> tuple[str, str | None]:
     """The short answer that agrees with the verified claims `kept`, and what changed (None: nothing). A yes/no question's Yes or No
-    stands only when `decided`: a quote put in by a rewrite is true of the paper but says neither. A record's own fields are enough,
-    so a stored run can be replayed."""
+    is settled only when `decided` (a quote put in by a rewrite is true of the paper but says neither); an unsettled Yes or No stays,
+    as the model's reading, and the note says so. A record's own fields are enough, so a stored run can be replayed."""
     unanswerable, yes_no = short.strip().lower().startswith("unanswerable"), short.strip(" .").lower() in ("yes", "no")
-    if not kept: return "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
+    reading = yes_no and yes_no_question(question)  # the model's Yes or No to a yes/no question
+    if not kept:
+        if reading: return short, f"short answer {short!r} kept as the model's reading: no sentence of the answer holds, so no passage sent settles it"
+        return "Unanswerable", None if unanswerable else f"short answer {short!r} -> 'Unanswerable': no sentence of the answer holds"
     if unanswerable: return "Unanswerable", f"answer withdrawn ({len(kept)} sentence(s)): the short answer is Unanswerable"
     if yes_no_question(question) and not decided and (not short.strip() or yes_no):
-        return "Unanswerable", f"short answer {short!r} -> 'Unanswerable': no passage sent says yes or no (only quotes were kept)"
+        if reading: return short, f"short answer {short!r} kept as the model's reading: the sentences shown are quotes, and none says yes or no"
+        return "Unanswerable", "no short answer -> 'Unanswerable': no passage sent says yes or no (only quotes were kept)"
     first = kept[0].rstrip(" .")
     if not short.strip():
         new = ("No" if re.match(r"\s*no\b", first, re.I) else "Yes") if yes_no_question(question) else first
@@ -381,6 +390,8 @@ def agree_short_answer(question: str, # the question (a yes/no question gets Yes
     kept = [s for s in v.sentences if s.verified]
     decided = any(own_claim(s.status) or s.answers for s in kept)  # a quote the answers judge read as deciding it decides it
     new, note = agreed_short_answer(question, short, [s.claim for s in kept], passages, decided)
+    if yes_no_question(question) and not decided and new.strip(" .").lower() in ("yes", "no"):  # kept, but no passage settles it
+        v = dataclasses.replace(v, unsettled=new)
     if kept and new == "Unanswerable":  # a claim can hold at its passage and still not answer the question: the model said so itself,
         why = WITHDRAWN if short.strip().lower().startswith("unanswerable") else UNDECIDED  # or no passage decides a yes/no question
         out = [dataclasses.replace(s, text="", citations=(), status="removed", repaired=why, before=s.status) if s.verified else s for s in v.sentences]
