@@ -68,8 +68,8 @@ def _line(q, short, evidence, failed=False, alce=None):
 def test_run_metrics_golden(train10):
     qs = train10.questions()[:4]
     gold0 = qs[0].answers[0]
-    lines = [_line(qs[0], gold0.text, list(gold0.evidence), alce={"recall": 1.0, "precision": 0.5}),
-             _line(qs[1], "Unanswerable", [], alce={"recall": 0.0, "precision": 0.0}),
+    lines = [_line(qs[0], gold0.text, list(gold0.evidence), alce={"recall": 1.0, "precision": 0.5, "n_citations": 2, "sentences": []}),
+             _line(qs[1], "Unanswerable", [], alce={"recall": 0.0, "precision": 0.0, "n_citations": 0, "sentences": []}),
              _line(qs[2], "", [], failed=True)]  # qs[3] not run yet
     m = run_metrics(lines, train10, [q.id for q in qs])
     assert m["coverage"] == {"answered": 2, "total": 4, "failed": 1, "not_run": 1, "unanswerable_predicted": 1}

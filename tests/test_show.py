@@ -21,7 +21,7 @@ def asked(tmp_path_factory):
     assert EXE, "qasper-rag is not installed in this environment (make setup)"
     d = tmp_path_factory.mktemp("ask")
     pdf = typeset(d / "where.pdf")
-    r = subprocess.run([EXE, "ask", "--pdf", str(pdf), "--config", "smoke", "--generator", "smollm2", "--verify", "none",
+    r = subprocess.run([EXE, "ask", "--pdf", str(pdf), "--config", "bm25-only", "--generator", "smollm2", "--verify", "none",
                         "--html", str(d / "answer.html"), QUESTION], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     return pdf, r.stdout, (d / "answer.html").read_text(encoding="utf-8")
