@@ -32,6 +32,7 @@ Docs: https://qasper-rag.github.io/qasper_rag/answer/verify.html.md"""
 from __future__ import annotations
 import dataclasses, re, threading, time
 from dataclasses import dataclass, asdict
+from fastcore.basics import patch
 from typing import Sequence
 from ..papers.chunking import Chunk
 from .judges import Verdict, grounding, claim_terms
@@ -204,145 +205,163 @@ class Verifier:
     def _judge(self, question: str, claim: str, passages: Sequence[Chunk], docs: Sequence[int]) -> Verdict:
         return self._verdict("\n".join(passages[d - 1].body for d in docs), judge_claim(claim, question), question)
 
-    def _cover(self, question: str, hypothesis: str, passages: Sequence[Chunk]) -> dict[int, float]:
-        "Each passage's lexical grounding of `hypothesis` (doc number -> coverage): which passages to try first."
-        return {d: grounding(passages[d - 1].body, hypothesis, 3, question).coverage for d in range(1, len(passages) + 1)}
 
-    def _also(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...],
-              cover: dict[int, float] | None = None, # `_cover` of the claim, when already computed
-             ) -> tuple[int, ...]:
-        "`docs` and the other passages sent that support `claim` on their own too (best grounded first, up to `max_citations`)."
-        if judge_claim(claim, question) != claim or len(docs) >= self.max_citations: return docs
-        cover = cover or self._cover(question, claim, passages)
-        for d in sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]:
-            if len(docs) < self.max_citations and self._judge(question, claim, passages, (d,)).supported: docs = docs + (d,)
-        return docs
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c001
+@patch
+def _cover(self: Verifier, question: str, hypothesis: str, passages: Sequence[Chunk]) -> dict[int, float]:
+    "Each passage's lexical grounding of `hypothesis` (doc number -> coverage): which passages to try first."
+    return {d: grounding(passages[d - 1].body, hypothesis, 3, question).coverage for d in range(1, len(passages) + 1)}
 
-    def _quote(self, question: str, claim: str, chunk: Chunk, n: int) -> str | None:
-        """A sentence of `chunk` that answers the question, verbatim: the prose sentence sharing most words with the
-        question and the claim (and at least one with the question: the acknowledgements are prose too); between
-        sentences tied at the best (up to `quote_options`), the model picks under a grammar."""
-        asked, want = set(claim_terms(question)), set(claim_terms(f"{question} {claim}"))
-        scored = [(len(want & set(claim_terms(s))), s) for s in quotable_sentences(chunk.body, limit=1000)
-                  if not _CITE_LIKE.search(s) and asked & set(claim_terms(s))]
-        top = max((k for k, _ in scored), default=0)
-        options = [s for k, s in scored if k == top][:self.quote_options]  # paper order among the tied
-        if len(options) > 1 and self.gen is not None and getattr(self.gen, "supports_grammar", False):
-            body = " ".join(options)
-            msgs = [{"role": "system", "content": SYSTEM_PROMPT},
-                    {"role": "user", "content": QUOTE_PROMPT.format(n=n, section=chunk.section, body=body, question=question)}]
-            text = self.gen.generate(msgs, max_tokens=160, temperature=0.0, grammar=quote_grammar(options)).text.strip()
-            self._tl.generations = getattr(self._tl, "generations", 0) + 1
-            if text in options: return text
-        return options[0] if options else None
+@patch
+def _also(self: Verifier, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...],
+          cover: dict[int, float] | None = None, # `_cover` of the claim, when already computed
+         ) -> tuple[int, ...]:
+    "`docs` and the other passages sent that support `claim` on their own too (best grounded first, up to `max_citations`)."
+    if judge_claim(claim, question) != claim or len(docs) >= self.max_citations: return docs
+    cover = cover or self._cover(question, claim, passages)
+    for d in sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]:
+        if len(docs) < self.max_citations and self._judge(question, claim, passages, (d,)).supported: docs = docs + (d,)
+    return docs
 
-    def _off_question(self, question: str, claim: str) -> str | None:
-        "Why `claim` does not answer `question` by the answers judge (None: it answers, or no answers judge; a bare Yes/No answers by its form)."
-        if self.answers is None or judge_claim(claim, question) != claim: return None
-        v = self.answers.verdict(question, claim)
-        return None if v.answers else v.reason
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c002
+@patch
+def _quote(self: Verifier, question: str, claim: str, chunk: Chunk, n: int) -> str | None:
+    """A sentence of `chunk` that answers the question, verbatim: the prose sentence sharing most words with the
+    question and the claim (and at least one with the question: the acknowledgements are prose too); between
+    sentences tied at the best (up to `quote_options`), the model picks under a grammar."""
+    asked, want = set(claim_terms(question)), set(claim_terms(f"{question} {claim}"))
+    scored = [(len(want & set(claim_terms(s))), s) for s in quotable_sentences(chunk.body, limit=1000)
+              if not _CITE_LIKE.search(s) and asked & set(claim_terms(s))]
+    top = max((k for k, _ in scored), default=0)
+    options = [s for k, s in scored if k == top][:self.quote_options]  # paper order among the tied
+    if len(options) > 1 and self.gen is not None and getattr(self.gen, "supports_grammar", False):
+        body = " ".join(options)
+        msgs = [{"role": "system", "content": SYSTEM_PROMPT},
+                {"role": "user", "content": QUOTE_PROMPT.format(n=n, section=chunk.section, body=body, question=question)}]
+        text = self.gen.generate(msgs, max_tokens=160, temperature=0.0, grammar=quote_grammar(options)).text.strip()
+        self._tl.generations = getattr(self._tl, "generations", 0) + 1
+        if text in options: return text
+    return options[0] if options else None
 
-    def _answering_quote(self, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...], short: str = "",
-                         within: tuple[int, ...] = (), # read only these passages (() : every passage sent)
-                        ) -> tuple[int, str, float] | None:
-        """The sentence sent that answers the question best, by the answers judge, with its doc number and score; None when none
-        answers (the best read is kept as this check's `closest`). Read: the `quote_pool` prose sentences sharing most words with
-        the question, the claim and the short answer (at least one; the cited passages first among ties), those whose form can answer
-        first (`answering.form_problem`: for a size question, the sentences that give a number). A sentence may share no word with the
-        question itself: "How big is the Japanese data?" is answered by "From the corpus of about 100 million sentences, ..." (a train
-        question), whose words are the claim's ("corpus") and the short answer's."""
-        want = set(claim_terms(f"{question} {claim} {short}"))
-        pool = []
-        for d in within or range(1, len(passages) + 1):
-            for q in quotable_sentences(passages[d - 1].body, limit=1000):
-                ts = set(claim_terms(q))
-                if not _CITE_LIKE.search(q) and want & ts: pool.append((form_problem(question, q) is not None, -len(want & ts), d not in docs, d, q))
-        read = [(self.answers.score(question, q), d, q) for *_, d, q in sorted(pool)[:self.quote_pool]]
-        if not read: return None
-        ok = [x for x in read if self.answers.verdict(question, x[2]).answers]
-        p, d, q = max(ok or read, key=lambda x: x[0])  # the first of ties: most words shared
-        if ok: return d, q, p
-        if not within and not getattr(self._tl, "closest", ""): self._tl.closest = _cite(q, (d,))
-        return None
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c003
+@patch
+def _off_question(self: Verifier, question: str, claim: str) -> str | None:
+    "Why `claim` does not answer `question` by the answers judge (None: it answers, or no answers judge; a bare Yes/No answers by its form)."
+    if self.answers is None or judge_claim(claim, question) != claim: return None
+    v = self.answers.verdict(question, claim)
+    return None if v.answers else v.reason
 
-    def _stated(self, question: str, c: CheckedSentence, short: str, passages: Sequence[Chunk]) -> CheckedSentence:
-        "A bare Yes/No that holds at its passages, with the fact that decides it stated from them: `Yes: <fact> [Doc N].` (unchanged without one)."
-        if self.answers is None or judge_claim(c.claim, question) == c.claim or not (pol := answer_polarity(question, c.claim, short)): return c
-        if (found := self._answering_quote(question, c.claim, passages, c.citations, short, within=c.citations)) is None: return c
-        claim = f"{pol}: {found[1].rstrip(' .')}"
-        note = f"the fact that decides it stated from Doc {found[0]}"
-        return dataclasses.replace(c, text=_cite(claim, c.citations), claim=claim, repaired=f"{c.repaired}; {note}" if c.repaired else note, answers=True)
+@patch
+def _answering_quote(self: Verifier, question: str, claim: str, passages: Sequence[Chunk], docs: tuple[int, ...], short: str = "",
+                     within: tuple[int, ...] = (), # read only these passages (() : every passage sent)
+                    ) -> tuple[int, str, float] | None:
+    """The sentence sent that answers the question best, by the answers judge, with its doc number and score; None when none
+    answers (the best read is kept as this check's `closest`). Read: the `quote_pool` prose sentences sharing most words with
+    the question, the claim and the short answer (at least one; the cited passages first among ties), those whose form can answer
+    first (`answering.form_problem`: for a size question, the sentences that give a number). A sentence may share no word with the
+    question itself: "How big is the Japanese data?" is answered by "From the corpus of about 100 million sentences, ..." (a train
+    question), whose words are the claim's ("corpus") and the short answer's."""
+    want = set(claim_terms(f"{question} {claim} {short}"))
+    pool = []
+    for d in within or range(1, len(passages) + 1):
+        for q in quotable_sentences(passages[d - 1].body, limit=1000):
+            ts = set(claim_terms(q))
+            if not _CITE_LIKE.search(q) and want & ts: pool.append((form_problem(question, q) is not None, -len(want & ts), d not in docs, d, q))
+    read = [(self.answers.score(question, q), d, q) for *_, d, q in sorted(pool)[:self.quote_pool]]
+    if not read: return None
+    ok = [x for x in read if self.answers.verdict(question, x[2]).answers]
+    p, d, q = max(ok or read, key=lambda x: x[0])  # the first of ties: most words shared
+    if ok: return d, q, p
+    if not within and not getattr(self._tl, "closest", ""): self._tl.closest = _cite(q, (d,))
+    return None
 
-    def _deciding_fact(self, question: str, s: CitedSentence, pol: str, passages: Sequence[Chunk], docs: tuple[int, ...], reason: str,
-                       short: str = "") -> CheckedSentence | None:
-        """A yes/no answer whose own sentence does not hold, decided from the evidence: the sentence sent that best states the fact
-        deciding it (the answers judge's yes/no reading, `_answering_quote`), shown as `Yes: <fact> [Doc N].` when its passage supports
-        the model's Yes (or No); else None, with the fact kept as `closest`: found, but it does not settle the question."""
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c004
+@patch
+def _stated(self: Verifier, question: str, c: CheckedSentence, short: str, passages: Sequence[Chunk]) -> CheckedSentence:
+    "A bare Yes/No that holds at its passages, with the fact that decides it stated from them: `Yes: <fact> [Doc N].` (unchanged without one)."
+    if self.answers is None or judge_claim(c.claim, question) == c.claim or not (pol := answer_polarity(question, c.claim, short)): return c
+    if (found := self._answering_quote(question, c.claim, passages, c.citations, short, within=c.citations)) is None: return c
+    claim = f"{pol}: {found[1].rstrip(' .')}"
+    note = f"the fact that decides it stated from Doc {found[0]}"
+    return dataclasses.replace(c, text=_cite(claim, c.citations), claim=claim, repaired=f"{c.repaired}; {note}" if c.repaired else note, answers=True)
+
+@patch
+def _deciding_fact(self: Verifier, question: str, s: CitedSentence, pol: str, passages: Sequence[Chunk], docs: tuple[int, ...], reason: str,
+                   short: str = "") -> CheckedSentence | None:
+    """A yes/no answer whose own sentence does not hold, decided from the evidence: the sentence sent that best states the fact
+    deciding it (the answers judge's yes/no reading, `_answering_quote`), shown as `Yes: <fact> [Doc N].` when its passage supports
+    the model's Yes (or No); else None, with the fact kept as `closest`: found, but it does not settle the question."""
+    if (found := self._answering_quote(question, s.claim, passages, docs, short)) is None: return None
+    d, fact, p = found
+    if (v := self._judge(question, pol, passages, (d,))).supported:
+        claim = f"{pol}: {fact.rstrip(' .')}"
+        return CheckedSentence(_cite(claim, (d,)), claim, (d,), s.text, "rewritten",
+                               f"decided by Doc {d}, the sentence sent that best states the fact that decides it (P={p:.2f})", v.p, reason, answers=True)
+    self._tl.closest = _cite(fact, (d,))
+    return None
+
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c005
+@patch
+def _rewritten(self: Verifier, question: str, s: CitedSentence, passages: Sequence[Chunk], docs: tuple[int, ...], cover: dict[int, float],
+               reason: str, short: str = "") -> CheckedSentence | None:
+    "A quote in the place of a sentence that does not hold (or does not answer): the one that answers best, or the best-grounded passage's."
+    if self.answers is not None:
         if (found := self._answering_quote(question, s.claim, passages, docs, short)) is None: return None
-        d, fact, p = found
-        if (v := self._judge(question, pol, passages, (d,))).supported:
-            claim = f"{pol}: {fact.rstrip(' .')}"
-            return CheckedSentence(_cite(claim, (d,)), claim, (d,), s.text, "rewritten",
-                                   f"decided by Doc {d}, the sentence sent that best states the fact that decides it (P={p:.2f})", v.p, reason, answers=True)
-        self._tl.closest = _cite(fact, (d,))
+        d, quote, p = found
+        if (v := self._judge(question, quote, passages, (d,))).supported:
+            return CheckedSentence(_cite(quote, (d,)), quote.rstrip(" ."), (d,), s.text, "rewritten",
+                                   f"rewritten as a quote of Doc {d}, the sentence sent that answers best (P={p:.2f})", v.p, reason, answers=True)
         return None
+    best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3, parts=False).coverage, d in docs))
+    quote = self._quote(question, s.claim, passages[best - 1], best)
+    if quote and (v := self._judge(question, quote, passages, (best,))).supported:
+        return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
+    return None
 
-    def _rewritten(self, question: str, s: CitedSentence, passages: Sequence[Chunk], docs: tuple[int, ...], cover: dict[int, float],
-                   reason: str, short: str = "") -> CheckedSentence | None:
-        "A quote in the place of a sentence that does not hold (or does not answer): the one that answers best, or the best-grounded passage's."
-        if self.answers is not None:
-            if (found := self._answering_quote(question, s.claim, passages, docs, short)) is None: return None
-            d, quote, p = found
-            if (v := self._judge(question, quote, passages, (d,))).supported:
-                return CheckedSentence(_cite(quote, (d,)), quote.rstrip(" ."), (d,), s.text, "rewritten",
-                                       f"rewritten as a quote of Doc {d}, the sentence sent that answers best (P={p:.2f})", v.p, reason, answers=True)
-            return None
-        best = max(cover, key=lambda d: (grounding(passages[d - 1].body, f"{question} {s.claim}", 3, parts=False).coverage, d in docs))
-        quote = self._quote(question, s.claim, passages[best - 1], best)
-        if quote and (v := self._judge(question, quote, passages, (best,))).supported:
-            return CheckedSentence(_cite(quote, (best,)), quote.rstrip(" ."), (best,), s.text, "rewritten", f"rewritten as a quote of Doc {best}", v.p, reason)
-        return None
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c006
+@patch
+def _check_one(self: Verifier, question: str, s: CitedSentence, passages: Sequence[Chunk], short: str = "") -> CheckedSentence:
+    if s.claim == NO_ANSWER: return CheckedSentence(s.text, s.claim, (), s.text, "no answer")
+    docs = tuple(s.citations[:self.max_citations])
+    first = self._judge(question, s.claim, passages, docs) if docs else None
+    on = None if self.answers is None or judge_claim(s.claim, question) != s.claim else True  # a bare Yes/No is not read for it
+    off = self._off_question(question, s.claim) if first is not None and first.supported else None
+    if first is not None and first.supported and off is None:
+        if (more := self._also(question, s.claim, passages, docs)) == docs:
+            return self._stated(question, CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason, answers=on), short, passages)
+        return self._stated(question, CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}",
+                                                      first.p, first.reason, answers=on), short, passages)
+    reason = (f"holds, but {off}" if off else first.reason) if first is not None else "no citation"
+    hyp = judge_claim(s.claim, question)
+    cover = self._cover(question, hyp, passages)
+    others = sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]
+    tries = [(d,) for d in others] + ([docs[:self.max_citations - 1] + (others[0],)] if docs and others else [])
+    for t in tries if not off else ():  # another passage, or the cited one with the best other: several passages may be needed
+        if (v := self._judge(question, s.claim, passages, t)).supported:
+            if (off := self._off_question(question, s.claim)):  # it holds there, but answers nothing: quote instead
+                reason = f"holds at {_docs(t)}, but {off}"; break
+            t = self._also(question, s.claim, passages, t, cover)
+            return self._stated(question, CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}",
+                                                          v.p, reason, answers=on), short, passages)
+    if self.rewrite and self.answers is not None and (pol := answer_polarity(question, s.claim, short)):
+        if (fact := self._deciding_fact(question, s, pol, passages, docs, reason, short)) is not None: return fact
+    elif self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
+        if (quoted := self._rewritten(question, s, passages, docs, cover, reason, short)) is not None: return quoted
+    return CheckedSentence("", s.claim, (), s.text, "removed", f"{OFF_QUESTION} ({off})" if off else f"removed: {reason}", None, reason)
 
-    def _check_one(self, question: str, s: CitedSentence, passages: Sequence[Chunk], short: str = "") -> CheckedSentence:
-        if s.claim == NO_ANSWER: return CheckedSentence(s.text, s.claim, (), s.text, "no answer")
-        docs = tuple(s.citations[:self.max_citations])
-        first = self._judge(question, s.claim, passages, docs) if docs else None
-        on = None if self.answers is None or judge_claim(s.claim, question) != s.claim else True  # a bare Yes/No is not read for it
-        off = self._off_question(question, s.claim) if first is not None and first.supported else None
-        if first is not None and first.supported and off is None:
-            if (more := self._also(question, s.claim, passages, docs)) == docs:
-                return self._stated(question, CheckedSentence(s.text, s.claim, docs, s.text, "verified", None, first.p, first.reason, answers=on), short, passages)
-            return self._stated(question, CheckedSentence(_cite(s.claim, more), s.claim, more, s.text, "verified", f"also supported by {_docs(more[len(docs):])}",
-                                                          first.p, first.reason, answers=on), short, passages)
-        reason = (f"holds, but {off}" if off else first.reason) if first is not None else "no citation"
-        hyp = judge_claim(s.claim, question)
-        cover = self._cover(question, hyp, passages)
-        others = sorted((d for d in cover if d not in docs), key=lambda d: -cover[d])[:self.candidates]
-        tries = [(d,) for d in others] + ([docs[:self.max_citations - 1] + (others[0],)] if docs and others else [])
-        for t in tries if not off else ():  # another passage, or the cited one with the best other: several passages may be needed
-            if (v := self._judge(question, s.claim, passages, t)).supported:
-                if (off := self._off_question(question, s.claim)):  # it holds there, but answers nothing: quote instead
-                    reason = f"holds at {_docs(t)}, but {off}"; break
-                t = self._also(question, s.claim, passages, t, cover)
-                return self._stated(question, CheckedSentence(_cite(s.claim, t), s.claim, t, s.text, "re-cited", f"re-cited: {_docs(docs)} -> {_docs(t)}",
-                                                              v.p, reason, answers=on), short, passages)
-        if self.rewrite and self.answers is not None and (pol := answer_polarity(question, s.claim, short)):
-            if (fact := self._deciding_fact(question, s, pol, passages, docs, reason, short)) is not None: return fact
-        elif self.rewrite and judge_claim(s.claim, question) == s.claim:  # a bare Yes/No is not rewritten
-            if (quoted := self._rewritten(question, s, passages, docs, cover, reason, short)) is not None: return quoted
-        return CheckedSentence("", s.claim, (), s.text, "removed", f"{OFF_QUESTION} ({off})" if off else f"removed: {reason}", None, reason)
-
-    def check(self, question: str, # the question the answer answers
-              sentences: Sequence[CitedSentence], # the answer's sentences with their checked citations
-              passages: Sequence[Chunk], # every passage sent, in [Doc N] order
-              short: str = "", # the model's short answer: its words help find the sentence that answers, for a rewrite
-             ) -> Verification:
-        "Verify each sentence; re-cite, rewrite or remove the ones the judge does not accept (or, with `answers`, that answer nothing)."
-        calls = lambda: getattr(self.judge, "calls", 0) + getattr(self.answers, "calls", 0)
-        t0, calls0, self._tl.generations, self._tl.closest = time.perf_counter(), calls(), 0, ""
-        out = drop_repeats([self._check_one(question, s, passages, short) for s in sentences])
-        return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3), calls() - calls0, self.generations,
-                            self._tl.closest)
+# %% ../../nbs/answer/16a_verify.ipynb #9e71c007
+@patch
+def check(self: Verifier, question: str, # the question the answer answers
+          sentences: Sequence[CitedSentence], # the answer's sentences with their checked citations
+          passages: Sequence[Chunk], # every passage sent, in [Doc N] order
+          short: str = "", # the model's short answer: its words help find the sentence that answers, for a rewrite
+         ) -> Verification:
+    "Verify each sentence; re-cite, rewrite or remove the ones the judge does not accept (or, with `answers`, that answer nothing)."
+    calls = lambda: getattr(self.judge, "calls", 0) + getattr(self.answers, "calls", 0)
+    t0, calls0, self._tl.generations, self._tl.closest = time.perf_counter(), calls(), 0, ""
+    out = drop_repeats([self._check_one(question, s, passages, short) for s in sentences])
+    return Verification(out, yes_no_question(question), round(time.perf_counter() - t0, 3), calls() - calls0, self.generations,
+                        self._tl.closest)
 
 # %% ../../nbs/answer/16a_verify.ipynb #22d825a2
 def own_claim(status: str | None, # a kept sentence's status (a withdrawn one's status `before`)
